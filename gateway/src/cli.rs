@@ -1,0 +1,108 @@
+//! The command line: `run`, `check-config` and `demo`. This is the binary's edge, where errors
+//! become messages and exit codes.
+
+use crate::config::Config;
+use crate::shutdown::Shutdown;
+use crate::{app, demo, telemetry, tls};
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tokio::net::TcpListener;
+
+/// Toolgate: the privacy-enforcing agent gateway.
+#[derive(Debug, Parser)]
+#[command(name = "toolgate", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve with a configuration file.
+    Run {
+        /// The TOML configuration file.
+        #[arg(long, short)]
+        config: PathBuf,
+    },
+    /// Check a configuration file: prints `ok`, or every problem with its line and key.
+    CheckConfig {
+        /// The TOML configuration file.
+        file: PathBuf,
+    },
+    /// Start the demo on loopback: the gateway and demo intranet apps, nothing to configure.
+    Demo {
+        /// Port of the gateway on 127.0.0.1.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+    },
+}
+
+impl Cli {
+    /// Runs the chosen command.
+    pub fn execute(self) -> ExitCode {
+        match self.command {
+            Command::CheckConfig { file } => check_config(&file),
+            Command::Run { config } => report(run(&config)),
+            Command::Demo { port } => report(with_runtime(demo::run(port))),
+        }
+    }
+}
+
+fn check_config(file: &std::path::Path) -> ExitCode {
+    let config = match Config::load(file) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(files) = &config.server.tls {
+        if let Err(error) = tls::acceptor(files) {
+            eprintln!("{}: {error}", file.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    println!("ok");
+    ExitCode::SUCCESS
+}
+
+fn run(path: &std::path::Path) -> anyhow::Result<()> {
+    let config = Config::load(path)?;
+    telemetry::init(config.server.log_format);
+    with_runtime(async move {
+        let listener = TcpListener::bind(config.server.listen)
+            .await
+            .with_context(|| format!("cannot listen on {} (server.listen)", config.server.listen))?;
+        let admin_listener = TcpListener::bind(config.server.admin_listen).await.with_context(|| {
+            format!("cannot listen on {} (server.admin_listen)", config.server.admin_listen)
+        })?;
+        let scheme = if config.server.tls.is_some() { "https" } else { "http" };
+        let shutdown = Shutdown::new();
+        shutdown.on_process_signals();
+        let running = app::start(config, listener, admin_listener, shutdown)?;
+        println!("toolgate listening on {scheme}://{}", running.address);
+        println!("toolgate admin on http://{}", running.admin_address);
+        running.stopped().await;
+        Ok(())
+    })
+}
+
+fn with_runtime<T>(future: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?
+        .block_on(future)
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("toolgate: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! Gateway configuration: one TOML file, parsed once into typed values.
+//!
+//! `raw.rs` mirrors the file and rejects unknown keys; this module converts it into `Config`,
+//! collecting every semantic problem with its line and key instead of stopping at the first.
+//! Secrets never live in this file (later issues read them from files or the environment).
+
+mod problem;
+mod raw;
+mod values;
+
+pub use problem::{ConfigError, Problem};
+
+use http::uri::{Authority, Scheme};
+use ipnet::IpNet;
+use problem::LineIndex;
+use raw::RawConfig;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// The checked configuration the gateway runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The gateway's own public URL (login callbacks and links use it).
+    pub public_url: http::Uri,
+    /// Listeners, TLS and logging.
+    pub server: ServerConfig,
+    /// Directory of the embedded store (sessions, approvals, audit: filled by later issues).
+    pub store_path: PathBuf,
+    /// Timeouts for clients and upstreams.
+    pub timeouts: Timeouts,
+    /// Size limits.
+    pub limits: Limits,
+    /// The internal sites, in id order.
+    pub sites: Vec<Site>,
+}
+
+/// `[server]`.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Where users connect.
+    pub listen: SocketAddr,
+    /// Health and metrics; never exposed to users.
+    pub admin_listen: SocketAddr,
+    /// Certificate and key; plain HTTP when absent.
+    pub tls: Option<TlsFiles>,
+    /// Peers whose `X-Forwarded-*` headers are believed.
+    pub trusted_proxies: Vec<IpNet>,
+    /// How logs are written.
+    pub log_format: LogFormat,
+}
+
+/// PEM files for the user-facing listener.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// Certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line, for log shippers.
+    Json,
+    /// Human-readable lines, for terminals.
+    Pretty,
+}
+
+/// Timeouts. There is deliberately no total request timeout: long streams must work.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// A client must finish sending request headers within this time.
+    pub header_read: Duration,
+    /// Establishing the TCP (and TLS) connection to an upstream.
+    pub upstream_connect: Duration,
+    /// From sending the request to receiving the upstream's response headers.
+    pub upstream_headers: Duration,
+    /// The longest silence allowed inside a request or response body.
+    pub body_idle: Duration,
+    /// How long in-flight requests may take to finish after SIGTERM.
+    pub shutdown_grace: Duration,
+}
+
+/// Size limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest request head (request line and headers) in bytes; more gets 431.
+    pub max_header_bytes: usize,
+    /// Most request header fields; more gets 431.
+    pub max_headers: usize,
+    /// Memory one HTML rewriter may use before it fails closed.
+    pub rewrite_memory: usize,
+}
+
+/// One internal web site.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// Short stable identifier (`tasks`), used in policy, metrics and logs.
+    pub id: SiteId,
+    /// The host name users open, lower-case, without port.
+    pub host: String,
+    /// Where requests go.
+    pub upstream: Upstream,
+    /// Send the user's `Host` to the upstream instead of the upstream's own authority.
+    pub preserve_host: bool,
+}
+
+/// A site identifier from the configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SiteId(pub String);
+
+impl std::fmt::Display for SiteId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An upstream origin: scheme and authority, no path.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    /// `http` or `https`.
+    pub scheme: Scheme,
+    /// Host and port.
+    pub authority: Authority,
+}
+
+impl Config {
+    /// Reads and checks a configuration file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| ConfigError::whole_file(&name, format!("cannot read: {error}")))?;
+        Self::parse(&text, &name)
+    }
+
+    /// Parses configuration text; `file` names it in problems.
+    pub fn parse(text: &str, file: &str) -> Result<Self, ConfigError> {
+        let lines = LineIndex::new(text);
+        let raw = deserialize(text, &lines)
+            .map_err(|problem| ConfigError { file: file.to_owned(), problems: vec![problem] })?;
+        let mut checker = Checker { lines: &lines, problems: Vec::new() };
+        let config = checker.convert(raw);
+        match config {
+            Some(config) if checker.problems.is_empty() => Ok(config),
+            _ => {
+                checker.problems.sort_by_key(|problem| problem.line);
+                Err(ConfigError { file: file.to_owned(), problems: checker.problems })
+            }
+        }
+    }
+
+    /// The site whose host is `host` (lower-case, without port).
+    pub fn site_for_host(&self, host: &str) -> Option<&Site> {
+        self.sites.iter().find(|site| site.host == host)
+    }
+}
+
+/// Structural parsing: TOML syntax, types, unknown keys. Serde stops at the first of these.
+fn deserialize(text: &str, lines: &LineIndex) -> Result<RawConfig, Problem> {
+    let deserializer = toml::de::Deserializer::parse(text).map_err(|error| Problem {
+        line: error.span().map(|span| lines.line_of(span.start)),
+        key: String::new(),
+        message: error.message().trim().to_owned(),
+    })?;
+    serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        let key = error.path().to_string();
+        let inner = error.into_inner();
+        Problem {
+            line: inner.span().map(|span| lines.line_of(span.start)),
+            key: if key == "." { String::new() } else { key },
+            message: inner.message().trim().to_owned(),
+        }
+    })
+}
+
+/// Semantic checks: every problem is collected, the conversion goes on past each one.
+struct Checker<'a> {
+    lines: &'a LineIndex,
+    problems: Vec<Problem>,
+}
+
+impl Checker<'_> {
+    fn convert(&mut self, raw: RawConfig) -> Option<Config> {
+        let public_url = self.check(&raw.public_url, "public_url", values::public_url);
+        let listen = self.check(&raw.server.listen, "server.listen", values::socket_addr);
+        let admin_listen = self.check(&raw.server.admin_listen, "server.admin_listen", values::socket_addr);
+        let tls = raw.server.tls.as_ref().map(|tls| TlsFiles {
+            cert: PathBuf::from(tls.cert.get_ref()),
+            key: PathBuf::from(tls.key.get_ref()),
+        });
+        let trusted_proxies: Vec<_> = raw
+            .server
+            .trusted_proxies
+            .iter()
+            .enumerate()
+            .filter_map(|(index, value)| {
+                self.check(value, &format!("server.trusted_proxies[{index}]"), values::ip_net)
+            })
+            .collect();
+        let log_format = match &raw.server.log_format {
+            None => Some(LogFormat::Pretty),
+            Some(value) => self.check(value, "server.log_format", values::log_format),
+        };
+        let store_path = match &raw.store {
+            Some(store) => self.check(&store.path, "store.path", values::absolute_or_relative_path),
+            None => Some(PathBuf::from("toolgate-data")),
+        };
+        let timeouts = self.timeouts(&raw.timeouts);
+        let limits = self.limits(&raw.limits);
+        let sites = self.sites(&raw);
+        if listen.is_some() && listen == admin_listen && listen.is_some_and(|a| a.port() != 0) {
+            self.problem(&raw.server.admin_listen, "server.admin_listen", "must differ from server.listen");
+        }
+        Some(Config {
+            public_url: public_url?,
+            server: ServerConfig {
+                listen: listen?,
+                admin_listen: admin_listen?,
+                tls,
+                trusted_proxies,
+                log_format: log_format?,
+            },
+            store_path: store_path?,
+            timeouts: timeouts?,
+            limits: limits?,
+            sites,
+        })
+    }
+
+    fn timeouts(&mut self, raw: &raw::RawTimeouts) -> Option<Timeouts> {
+        let mut duration = |value: &Option<Spanned<String>>, key: &str, default: Duration| match value {
+            None => Some(default),
+            Some(value) => self.check(value, &format!("timeouts.{key}"), values::duration),
+        };
+        Some(Timeouts {
+            header_read: duration(&raw.header_read, "header_read", Duration::from_secs(10))?,
+            upstream_connect: duration(&raw.upstream_connect, "upstream_connect", Duration::from_secs(5))?,
+            upstream_headers: duration(&raw.upstream_headers, "upstream_headers", Duration::from_secs(60))?,
+            body_idle: duration(&raw.body_idle, "body_idle", Duration::from_secs(60))?,
+            shutdown_grace: duration(&raw.shutdown_grace, "shutdown_grace", Duration::from_secs(30))?,
+        })
+    }
+
+    fn limits(&mut self, raw: &raw::RawLimits) -> Option<Limits> {
+        let mut size = |value: &Option<Spanned<i64>>, key: &str, default: usize, min: usize| {
+            let Some(value) = value else { return Some(default) };
+            let number = *value.get_ref();
+            match usize::try_from(number) {
+                Ok(number) if number >= min => Some(number),
+                _ => {
+                    self.problem(value, &format!("limits.{key}"), &format!("must be at least {min}"));
+                    None
+                }
+            }
+        };
+        Some(Limits {
+            // hyper's HTTP/1 read buffer cannot be smaller than 8 KiB.
+            max_header_bytes: size(&raw.max_header_bytes, "max_header_bytes", 16 * 1024, 8192)?,
+            max_headers: size(&raw.max_headers, "max_headers", 100, 16)?,
+            rewrite_memory: size(&raw.rewrite_memory, "rewrite_memory", 4 * 1024 * 1024, 64 * 1024)?,
+        })
+    }
+
+    fn sites(&mut self, raw: &RawConfig) -> Vec<Site> {
+        let mut sites: Vec<Site> = Vec::new();
+        for (id, site) in &raw.sites {
+            let key = format!("sites.{}", id.get_ref());
+            if let Err(message) = values::site_id(id.get_ref()) {
+                self.problem(id, &key, &message);
+            }
+            let host = self.check(&site.host, &format!("{key}.host"), values::host_name);
+            let upstream = self.check(&site.upstream, &format!("{key}.upstream"), values::upstream);
+            if let Some(host) = &host {
+                if sites.iter().any(|other| &other.host == host) {
+                    self.problem(&site.host, &format!("{key}.host"), "another site already uses this host");
+                }
+            }
+            if let (Some(host), Some(upstream)) = (host, upstream) {
+                sites.push(Site {
+                    id: SiteId(id.get_ref().clone()),
+                    host,
+                    upstream,
+                    preserve_host: site.preserve_host,
+                });
+            }
+        }
+        if raw.sites.is_empty() {
+            self.problems.push(Problem {
+                line: None,
+                key: "sites".into(),
+                message: "no site is configured; add at least one [sites.<id>] table".into(),
+            });
+        }
+        sites
+    }
+
+    /// Converts one spanned value, recording a problem when the conversion fails.
+    fn check<R>(
+        &mut self,
+        value: &Spanned<String>,
+        key: &str,
+        convert: impl FnOnce(&str) -> Result<R, String>,
+    ) -> Option<R> {
+        match convert(value.get_ref()) {
+            Ok(converted) => Some(converted),
+            Err(message) => {
+                self.problem(value, key, &message);
+                None
+            }
+        }
+    }
+
+    fn problem<T>(&mut self, value: &Spanned<T>, key: &str, message: &str) {
+        self.problems.push(Problem {
+            line: Some(self.lines.line_of(value.span().start)),
+            key: key.to_owned(),
+            message: message.to_owned(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,83 @@
+//! The configuration file exactly as written: serde structs that reject unknown keys.
+//!
+//! Nothing here is trusted or interpreted; `typed.rs` converts these once into checked values.
+//! Values that need validation keep their source span so a problem can name its line.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    pub public_url: Spanned<String>,
+    pub server: RawServer,
+    #[serde(default)]
+    pub store: Option<RawStore>,
+    #[serde(default)]
+    pub timeouts: RawTimeouts,
+    #[serde(default)]
+    pub limits: RawLimits,
+    #[serde(default)]
+    pub sites: BTreeMap<Spanned<String>, RawSite>,
+}
+
+/// `[server]`: where the gateway listens and how it logs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawServer {
+    pub listen: Spanned<String>,
+    pub admin_listen: Spanned<String>,
+    #[serde(default)]
+    pub tls: Option<RawTls>,
+    #[serde(default)]
+    pub trusted_proxies: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub log_format: Option<Spanned<String>>,
+}
+
+/// `[server.tls]`: certificate chain and private key, PEM files.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTls {
+    pub cert: Spanned<String>,
+    pub key: Spanned<String>,
+}
+
+/// `[store]`: where the embedded store keeps its files.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStore {
+    pub path: Spanned<String>,
+}
+
+/// `[timeouts]`: durations written as `500ms`, `10s`, `5m` or `1h`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTimeouts {
+    pub header_read: Option<Spanned<String>>,
+    pub upstream_connect: Option<Spanned<String>>,
+    pub upstream_headers: Option<Spanned<String>>,
+    pub body_idle: Option<Spanned<String>>,
+    pub shutdown_grace: Option<Spanned<String>>,
+}
+
+/// `[limits]`: sizes in bytes.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    pub max_header_bytes: Option<Spanned<i64>>,
+    pub max_headers: Option<Spanned<i64>>,
+    pub rewrite_memory: Option<Spanned<i64>>,
+}
+
+/// `[sites.<id>]`: one internal web site behind the gateway.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSite {
+    pub host: Spanned<String>,
+    pub upstream: Spanned<String>,
+    #[serde(default)]
+    pub preserve_host: bool,
+}

@@ -1,0 +1,95 @@
+//! Configuration parsing: good files convert, bad ones report every problem with line and key.
+
+use super::*;
+
+const GOOD: &str = r#"
+public_url = "https://gateway.example"
+
+[server]
+listen = "127.0.0.1:8080"
+admin_listen = "127.0.0.1:9090"
+trusted_proxies = ["10.0.0.0/8", "192.168.1.1"]
+log_format = "json"
+
+[timeouts]
+header_read = "5s"
+body_idle = "250ms"
+
+[limits]
+max_header_bytes = 9000
+
+[sites.tasks]
+host = "Tasks.Example"
+upstream = "http://127.0.0.1:3000"
+"#;
+
+#[test]
+fn good_file_converts_with_defaults() {
+    let config = Config::parse(GOOD, "good.toml").expect("valid");
+    assert_eq!(config.server.log_format, LogFormat::Json);
+    assert_eq!(config.server.trusted_proxies.len(), 2);
+    assert_eq!(config.timeouts.header_read, Duration::from_secs(5));
+    assert_eq!(config.timeouts.body_idle, Duration::from_millis(250));
+    assert_eq!(config.timeouts.upstream_connect, Duration::from_secs(5));
+    assert_eq!(config.limits.max_header_bytes, 9000);
+    assert_eq!(config.sites[0].host, "tasks.example");
+    assert_eq!(config.sites[0].upstream.authority.as_str(), "127.0.0.1:3000");
+    assert!(config.site_for_host("tasks.example").is_some());
+}
+
+#[test]
+fn unknown_key_names_line_and_key() {
+    let text = GOOD.replace("upstream = \"http", "upstreams = \"http");
+    let error = Config::parse(&text, "bad.toml").expect_err("unknown key");
+    assert_eq!(error.problems.len(), 1);
+    let problem = &error.problems[0];
+    assert_eq!(problem.line, Some(19));
+    assert!(problem.key.contains("sites"), "{problem}");
+    assert!(problem.message.contains("unknown field `upstreams`"), "{problem}");
+}
+
+#[test]
+fn every_semantic_problem_is_reported() {
+    let text = GOOD
+        .replace("\"5s\"", "\"5 seconds\"")
+        .replace("127.0.0.1:8080", "localhost")
+        .replace("http://127.0.0.1:3000", "ftp://x/y")
+        .replace("\"10.0.0.0/8\"", "\"10.0.0.0/99\"");
+    let error = Config::parse(&text, "bad.toml").expect_err("four problems");
+    let rendered = error.to_string();
+    assert_eq!(error.problems.len(), 4, "{rendered}");
+    assert!(rendered.contains("bad.toml: line 5: server.listen:"), "{rendered}");
+    assert!(rendered.contains("line 7: server.trusted_proxies[0]:"), "{rendered}");
+    assert!(rendered.contains("line 11: timeouts.header_read:"), "{rendered}");
+    assert!(rendered.contains("line 19: sites.tasks.upstream: must start with http"), "{rendered}");
+}
+
+#[test]
+fn syntax_error_has_a_line() {
+    let error = Config::parse("public_url = \"x\"\n[server\nlisten = 1", "x.toml").expect_err("syntax");
+    assert_eq!(error.problems.len(), 1);
+    assert_eq!(error.problems[0].line, Some(2), "{error}");
+}
+
+#[test]
+fn duplicate_hosts_and_missing_sites_are_refused() {
+    let twice =
+        format!("{GOOD}\n[sites.other]\nhost = \"tasks.example\"\nupstream = \"http://127.0.0.1:1\"\n");
+    let error = Config::parse(&twice, "x.toml").expect_err("duplicate host");
+    assert!(error.to_string().contains("another site already uses this host"));
+
+    let none = GOOD.split("[sites.tasks]").next().unwrap_or_default();
+    let error = Config::parse(none, "x.toml").expect_err("no sites");
+    assert!(error.to_string().contains("no site is configured"));
+}
+
+#[test]
+fn values_refuse_nonsense() {
+    assert!(values::duration("0s").is_err());
+    assert!(values::duration("10").is_err());
+    assert_eq!(values::duration("2m"), Ok(Duration::from_secs(120)));
+    assert!(values::upstream("http://user:pw@host").is_err());
+    assert!(values::upstream("http://host/path").is_err());
+    assert!(values::host_name("host:80").is_err());
+    assert!(values::site_id("Bad Id").is_err());
+}

@@ -1,0 +1,29 @@
+//! Toolgate's gateway: the only crate that speaks HTTP. It wires the pure crates together —
+//! `injector` (HTML rewriting) and `policy` (decisions) — behind a streaming reverse proxy.
+//!
+//! Start with `proxy.rs`: it reads top to bottom as the life of a request. `ARCHITECTURE.md`
+//! at the repository root has the map and the invariants.
+
+pub mod admin;
+pub mod app;
+pub mod body;
+pub mod cli;
+pub mod config;
+pub mod decode;
+pub mod demo;
+pub mod errors;
+pub mod forwarding;
+pub mod html;
+pub mod metrics;
+pub mod pages;
+pub mod proxy;
+pub mod request_id;
+pub mod reserved;
+pub mod rewrite_body;
+pub mod server;
+pub mod shutdown;
+pub mod state;
+pub mod telemetry;
+pub mod tls;
+pub mod upstream;
+pub mod websocket;

@@ -1,0 +1,130 @@
+//! Every Prometheus metric the gateway exports, registered in one place.
+//!
+//! Names follow `toolgate_*` with base units and `_total`/`_seconds` suffixes. Labels are
+//! bounded: site ids come from the configuration, reasons and routes from fixed lists in code.
+//! A user id or a path never becomes a label.
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+};
+
+/// The gateway's metrics and the registry that exports them.
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Registry,
+    /// Requests answered, by site, route and status class.
+    pub requests: IntCounterVec,
+    /// Time to response headers, by site and route.
+    pub request_duration: HistogramVec,
+    /// Upstream failures, by site and reason.
+    pub upstream_errors: IntCounterVec,
+    /// Bytes of HTML that went through the rewriter (after decoding), by site.
+    pub rewritten_bytes: IntCounterVec,
+    /// HTML responses the rewriter refused or aborted, by site and reason.
+    pub rewrite_failures: IntCounterVec,
+    /// HTML responses passed through unrewritten (encoding not ASCII-compatible), by site.
+    pub rewrite_passthrough: IntCounterVec,
+    /// Client connections currently open.
+    pub active_connections: IntGauge,
+}
+
+impl Metrics {
+    /// Creates and registers every metric.
+    pub fn new() -> Self {
+        let registry = Registry::new();
+        let requests = IntCounterVec::new(
+            Opts::new("toolgate_requests_total", "Requests answered by the gateway."),
+            &["site", "route", "status"],
+        );
+        let request_duration = HistogramVec::new(
+            HistogramOpts::new("toolgate_request_duration_seconds", "Time from request to response headers.")
+                .buckets(vec![
+                    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+                ]),
+            &["site", "route"],
+        );
+        let upstream_errors = IntCounterVec::new(
+            Opts::new("toolgate_upstream_errors_total", "Upstream failures by reason."),
+            &["site", "reason"],
+        );
+        let rewritten_bytes = IntCounterVec::new(
+            Opts::new("toolgate_rewritten_bytes_total", "HTML bytes streamed through the rewriter."),
+            &["site"],
+        );
+        let rewrite_failures = IntCounterVec::new(
+            Opts::new("toolgate_rewrite_failures_total", "HTML responses refused or cut by the rewriter."),
+            &["site", "reason"],
+        );
+        let rewrite_passthrough = IntCounterVec::new(
+            Opts::new(
+                "toolgate_rewrite_passthrough_total",
+                "HTML responses passed through unrewritten because their encoding is not ASCII-compatible.",
+            ),
+            &["site"],
+        );
+        let active_connections =
+            IntGauge::new("toolgate_active_connections", "Client connections currently open.");
+        let metrics = (|| -> prometheus::Result<Self> {
+            let requests = requests?;
+            let request_duration = request_duration?;
+            let upstream_errors = upstream_errors?;
+            let rewritten_bytes = rewritten_bytes?;
+            let rewrite_failures = rewrite_failures?;
+            let rewrite_passthrough = rewrite_passthrough?;
+            let active_connections = active_connections?;
+            registry.register(Box::new(requests.clone()))?;
+            registry.register(Box::new(request_duration.clone()))?;
+            registry.register(Box::new(upstream_errors.clone()))?;
+            registry.register(Box::new(rewritten_bytes.clone()))?;
+            registry.register(Box::new(rewrite_failures.clone()))?;
+            registry.register(Box::new(rewrite_passthrough.clone()))?;
+            registry.register(Box::new(active_connections.clone()))?;
+            Ok(Self {
+                registry: registry.clone(),
+                requests,
+                request_duration,
+                upstream_errors,
+                rewritten_bytes,
+                rewrite_failures,
+                rewrite_passthrough,
+                active_connections,
+            })
+        })();
+        // The names, help texts and label sets above are constants; registration can only fail
+        // if they are malformed or registered twice, which the unit test below rules out.
+        #[allow(clippy::expect_used)]
+        metrics.expect("metric definitions are valid constants")
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut buffer = Vec::new();
+        let encoder = TextEncoder::new();
+        // Encoding into a Vec cannot fail for I/O reasons; a failure would be a metric bug.
+        if encoder.encode(&self.registry.gather(), &mut buffer).is_err() {
+            return String::new();
+        }
+        String::from_utf8(buffer).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_register_and_render() {
+        let metrics = Metrics::new();
+        metrics.requests.with_label_values(&["tasks", "proxy", "2xx"]).inc();
+        metrics.active_connections.set(3);
+        let text = metrics.render();
+        assert!(text.contains("toolgate_requests_total{route=\"proxy\",site=\"tasks\",status=\"2xx\"} 1"));
+        assert!(text.contains("toolgate_active_connections 3"));
+    }
+}

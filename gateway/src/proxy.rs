@@ -1,0 +1,251 @@
+//! The request path, top to bottom: route by host → reserved paths → (authenticate, from the
+//! SSO issue on) → upstream request → rewrite or pass through → respond. Each step is a call
+//! into the module that owns it; failures become responses in `errors.rs` only.
+
+use crate::body::{IdleTimeout, ProxyBody};
+use crate::config::Site;
+use crate::errors::{ProxyError, error_response};
+use crate::forwarding::{self, ClientInfo};
+use crate::html::{self, PageOrigin};
+use crate::request_id::RequestId;
+use crate::state::Gateway;
+use crate::{reserved, websocket};
+use http::header::{self, HeaderValue};
+use http::{Request, Response, Uri, Version};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use std::sync::Arc;
+use std::time::Instant;
+use tracing::Instrument;
+
+/// Which branch of the path answered; a bounded metric label.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    Reserved,
+    Page,
+    PassThrough,
+    Upgrade,
+    Error,
+}
+
+impl Route {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Reserved => "reserved",
+            Self::Page => "page",
+            Self::PassThrough => "pass_through",
+            Self::Upgrade => "upgrade",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// Handles one request from a client; never fails (failures are responses).
+pub async fn handle(
+    gateway: Arc<Gateway>,
+    client: ClientInfo,
+    request: Request<Incoming>,
+) -> Response<ProxyBody> {
+    let started = Instant::now();
+    let request_id = RequestId::new();
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        method = %request.method(),
+        site = tracing::field::Empty,
+        status = tracing::field::Empty,
+        latency_ms = tracing::field::Empty,
+    );
+    async move {
+        let host = request_host(&request);
+        let site = host.as_deref().and_then(|host| gateway.site(host)).cloned();
+        let (mut response, route) = match &site {
+            Some(site) => match forward(&gateway, site, client, request, &request_id).await {
+                Ok(answer) => answer,
+                Err(error) => (failure(error, Some(site), &request_id), Route::Error),
+            },
+            None => {
+                let error = if host.is_some() { ProxyError::UnknownHost } else { ProxyError::BadRequest };
+                (failure(error, None, &request_id), Route::Error)
+            }
+        };
+        if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
+            response.headers_mut().insert("x-request-id", value);
+        }
+        let site_label = site.as_ref().map_or("-", |site| site.id.0.as_str());
+        let status = response.status();
+        let elapsed = started.elapsed();
+        gateway
+            .metrics
+            .requests
+            .with_label_values(&[site_label, route.label(), status_class(status.as_u16())])
+            .inc();
+        gateway
+            .metrics
+            .request_duration
+            .with_label_values(&[site_label, route.label()])
+            .observe(elapsed.as_secs_f64());
+        let span = tracing::Span::current();
+        span.record("site", site_label);
+        span.record("status", status.as_u16());
+        span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
+        tracing::info!(route = route.label(), "answered");
+        response
+    }
+    .instrument(span)
+    .await
+}
+
+/// The path for a request whose host names a configured site.
+async fn forward(
+    gateway: &Gateway,
+    site: &Site,
+    client: ClientInfo,
+    mut request: Request<Incoming>,
+    request_id: &RequestId,
+) -> Result<(Response<ProxyBody>, Route), ProxyError> {
+    if reserved::is_reserved(request.uri().path()) {
+        return Ok((reserved::respond(&request)?, Route::Reserved));
+    }
+    // Authentication arrives with the SSO issue; it goes here, before anything reaches a site.
+
+    let trusted = gateway.is_trusted_proxy(client.peer);
+    let browser_host = request_host_header(&request).ok_or(ProxyError::BadRequest)?;
+    let origin_scheme = forwarding::browser_scheme(request.headers(), client, trusted);
+    let method = request.method().clone();
+    let upgrade = websocket::is_upgrade(&request)
+        .then(|| request.headers().get(header::UPGRADE).cloned())
+        .flatten()
+        .map(|value| (value, hyper::upgrade::on(&mut request)));
+
+    let hop = Hop { client, trusted, browser_host: &browser_host, request_id };
+    let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
+    let upstream_request = upstream_request(gateway, site, &hop, request, upgrade_value)?;
+    let mut response = gateway.client.send(upstream_request).await.inspect_err(|error| {
+        gateway.metrics.upstream_errors.with_label_values(&[site.id.0.as_str(), error.reason()]).inc();
+    })?;
+
+    if let Some((value, client_upgrade)) = upgrade {
+        if response.status() == http::StatusCode::SWITCHING_PROTOCOLS {
+            forwarding::strip_hop_by_hop(response.headers_mut());
+            websocket::restore_upgrade_headers(response.headers_mut(), value);
+            return Ok((websocket::tunnel(client_upgrade, response, site.id.0.clone()), Route::Upgrade));
+        }
+    }
+    forwarding::strip_hop_by_hop(response.headers_mut());
+    if html::is_page(&method, &response) {
+        let origin = PageOrigin { scheme: origin_scheme, host: &browser_host };
+        let page = html::rewrite(gateway, site, origin, response).await.inspect_err(|error| {
+            if error.is_upstream() {
+                gateway
+                    .metrics
+                    .upstream_errors
+                    .with_label_values(&[site.id.0.as_str(), error.reason()])
+                    .inc();
+            }
+        })?;
+        return Ok((page, Route::Page));
+    }
+    Ok((response, Route::PassThrough))
+}
+
+/// What the gateway knows about the hop from the browser.
+#[derive(Clone, Copy)]
+struct Hop<'a> {
+    client: ClientInfo,
+    trusted: bool,
+    browser_host: &'a str,
+    request_id: &'a RequestId,
+}
+
+/// Builds the request the upstream sees: its own URI, HTTP/1.1, hop-by-hop headers gone,
+/// forwarding headers rebuilt, encodings restricted, the body under the idle timeout.
+fn upstream_request(
+    gateway: &Gateway,
+    site: &Site,
+    hop: &Hop<'_>,
+    request: Request<Incoming>,
+    upgrade: Option<HeaderValue>,
+) -> Result<Request<ProxyBody>, ProxyError> {
+    let Hop { client, trusted, browser_host, request_id } = *hop;
+    let (mut parts, body) = request.into_parts();
+    let path_and_query = parts.uri.path_and_query().map_or("/", |value| value.as_str());
+    parts.uri = Uri::builder()
+        .scheme(site.upstream.scheme.clone())
+        .authority(site.upstream.authority.clone())
+        .path_and_query(path_and_query)
+        .build()
+        .map_err(|_| ProxyError::BadRequest)?;
+    parts.version = Version::HTTP_11;
+    let headers = &mut parts.headers;
+    join_cookie_headers(headers);
+    forwarding::strip_hop_by_hop(headers);
+    headers.remove(header::HOST);
+    if site.preserve_host {
+        let host = HeaderValue::from_str(browser_host).map_err(|_| ProxyError::BadRequest)?;
+        headers.insert(header::HOST, host);
+    }
+    forwarding::set_forwarded(headers, client, trusted, browser_host);
+    forwarding::restrict_accept_encoding(headers);
+    if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
+        headers.insert("x-request-id", value);
+    }
+    if let Some(upgrade) = upgrade {
+        websocket::restore_upgrade_headers(headers, upgrade);
+    }
+    let body = IdleTimeout::new(body, gateway.config.timeouts.body_idle).boxed_unsync();
+    Ok(Request::from_parts(parts, body))
+}
+
+fn failure(error: ProxyError, site: Option<&Arc<Site>>, request_id: &RequestId) -> Response<ProxyBody> {
+    if error.status().is_server_error() {
+        tracing::warn!(reason = error.reason(), "request failed");
+    } else {
+        tracing::debug!(reason = error.reason(), "request refused");
+    }
+    error_response(error, site.map(|site| &site.id), request_id.as_str())
+}
+
+/// The host the request is for: the URI authority (HTTP/2, absolute-form) or the `Host`
+/// header, lower-cased and without port.
+fn request_host<B>(request: &Request<B>) -> Option<String> {
+    let authority = request_host_header(request)?;
+    let authority: http::uri::Authority = authority.parse().ok()?;
+    Some(authority.host().trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// The authority as the browser wrote it (port included), for URLs the page will use.
+fn request_host_header<B>(request: &Request<B>) -> Option<String> {
+    if let Some(authority) = request.uri().authority() {
+        return Some(authority.as_str().to_owned());
+    }
+    let value = request.headers().get(header::HOST)?.to_str().ok()?;
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+/// HTTP/2 clients may split `Cookie` into several fields; HTTP/1.1 upstreams need one
+/// (RFC 9113 §8.2.3).
+fn join_cookie_headers(headers: &mut http::HeaderMap) {
+    if headers.get_all(header::COOKIE).iter().count() < 2 {
+        return;
+    }
+    let joined = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .map(|value| value.as_bytes())
+        .collect::<Vec<_>>()
+        .join(&b"; "[..]);
+    if let Ok(value) = HeaderValue::from_bytes(&joined) {
+        headers.insert(header::COOKIE, value);
+    }
+}
+
+fn status_class(status: u16) -> &'static str {
+    match status {
+        100..=199 => "1xx",
+        200..=299 => "2xx",
+        300..=399 => "3xx",
+        400..=499 => "4xx",
+        _ => "5xx",
+    }
+}

@@ -1,0 +1,57 @@
+//! The gateway's shared state: checked configuration, the site table, the upstream client and
+//! the metrics. Built once at start-up and shared by every connection behind an `Arc`.
+
+use crate::config::{Config, Site};
+use crate::metrics::Metrics;
+use crate::upstream::UpstreamClient;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Everything a request handler needs.
+pub struct Gateway {
+    /// The configuration in force.
+    pub config: Arc<Config>,
+    /// The client for upstream sites.
+    pub client: UpstreamClient,
+    /// Metrics, registered once.
+    pub metrics: Metrics,
+    sites_by_host: HashMap<String, Arc<Site>>,
+    draining: AtomicBool,
+}
+
+impl Gateway {
+    /// Builds the state for `config`.
+    pub fn new(config: Config, metrics: Metrics) -> Self {
+        let sites_by_host =
+            config.sites.iter().map(|site| (site.host.clone(), Arc::new(site.clone()))).collect();
+        Self {
+            client: UpstreamClient::new(config.timeouts),
+            config: Arc::new(config),
+            metrics,
+            sites_by_host,
+            draining: AtomicBool::new(false),
+        }
+    }
+
+    /// The site for a host name (lower-case, without port).
+    pub fn site(&self, host: &str) -> Option<&Arc<Site>> {
+        self.sites_by_host.get(host)
+    }
+
+    /// Whether `peer` is a configured trusted proxy.
+    pub fn is_trusted_proxy(&self, peer: IpAddr) -> bool {
+        self.config.server.trusted_proxies.iter().any(|net| net.contains(&peer))
+    }
+
+    /// Marks the gateway as shutting down (`/readyz` turns 503 so load balancers move away).
+    pub fn start_draining(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether shutdown has begun.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,119 @@
+//! The pooled client that talks to internal sites, and how its failures are classified.
+//!
+//! One client serves every site: HTTP/1.1 over plain TCP or TLS (rustls with the system's
+//! roots), connections pooled per upstream. The connect timeout lives in the connector; the
+//! time-to-headers timeout wraps each request here. Bodies are bounded only by idle time.
+
+use crate::body::{BoxError, IdleTimeout, ProxyBody};
+use crate::config::Timeouts;
+use crate::errors::ProxyError;
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use std::time::Duration;
+
+/// The client every proxied request goes through.
+#[derive(Clone)]
+pub struct UpstreamClient {
+    client: Client<HttpsConnector<HttpConnector>, ProxyBody>,
+    timeouts: Timeouts,
+}
+
+impl UpstreamClient {
+    /// Builds the client; trusts the operating system's certificate roots.
+    pub fn new(timeouts: Timeouts) -> Self {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(timeouts.upstream_connect));
+        http.set_keepalive(Some(Duration::from_secs(60)));
+        let tls = rustls::ClientConfig::builder_with_provider(crypto_provider())
+            .with_safe_default_protocol_versions()
+            .map(|builder| builder.with_root_certificates(system_roots()).with_no_client_auth());
+        let tls = match tls {
+            Ok(config) => config,
+            // The default provider always supports the default protocol versions.
+            Err(error) => unreachable!("aws-lc-rs supports TLS 1.2 and 1.3: {error}"),
+        };
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
+        let client = Client::builder(TokioExecutor::new())
+            .timer(TokioTimer::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .pool_max_idle_per_host(256)
+            .build(connector);
+        Self { client, timeouts }
+    }
+
+    /// Sends a request and waits for the response headers, bounded by the time-to-headers
+    /// timeout. The response body is wrapped in the idle timeout.
+    pub async fn send(&self, request: Request<ProxyBody>) -> Result<Response<ProxyBody>, ProxyError> {
+        let response = tokio::time::timeout(self.timeouts.upstream_headers, self.client.request(request))
+            .await
+            .map_err(|_elapsed| ProxyError::UpstreamHeadersTimeout)?
+            .map_err(|error| classify(&error))?;
+        Ok(response.map(|body| idle_body(body, self.timeouts.body_idle)))
+    }
+}
+
+/// Wraps an incoming body in the idle timeout and boxes it.
+pub fn idle_body(body: Incoming, idle: Duration) -> ProxyBody {
+    use http_body_util::BodyExt;
+    IdleTimeout::new(body, idle).boxed_unsync()
+}
+
+/// The one crypto provider of the whole binary (aws-lc-rs), shared with the TLS listener.
+pub fn crypto_provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
+    std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider())
+}
+
+fn system_roots() -> rustls::RootCertStore {
+    let mut roots = rustls::RootCertStore::empty();
+    let found = rustls_native_certs::load_native_certs();
+    for error in &found.errors {
+        tracing::warn!(error = %error, "could not read some system certificate roots");
+    }
+    let (added, ignored) = roots.add_parsable_certificates(found.certs);
+    tracing::debug!(added, ignored, "loaded system certificate roots for upstream TLS");
+    roots
+}
+
+/// Maps a client error to the reason the user and the metrics see.
+fn classify(error: &hyper_util::client::legacy::Error) -> ProxyError {
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut saw_dns = false;
+    while let Some(error) = current {
+        if error.is::<rustls::Error>() {
+            return ProxyError::UpstreamTls;
+        }
+        saw_dns |= error.to_string().starts_with("dns error");
+        current = match error.downcast_ref::<std::io::Error>() {
+            Some(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return ProxyError::UpstreamRefused;
+            }
+            Some(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                return ProxyError::UpstreamConnectTimeout;
+            }
+            // `io::Error::source` skips the error it wraps; the wrapped error is what tells a
+            // TLS failure (tokio-rustls wraps `rustls::Error`) from a network one.
+            Some(io) => match io.get_ref() {
+                Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+                None => std::error::Error::source(io),
+            },
+            None => error.source(),
+        };
+    }
+    if saw_dns || error.is_connect() { ProxyError::UpstreamUnreachable } else { ProxyError::UpstreamProtocol }
+}
+
+/// Turns a body error into the reason label used for a stream cut short.
+pub fn body_error_reason(error: &BoxError) -> &'static str {
+    if error.is::<crate::body::BodyIdle>() { "body_idle" } else { "body_error" }
+}

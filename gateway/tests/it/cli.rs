@@ -1,0 +1,84 @@
+//! `toolgate check-config`: `ok` for good files (every sample in deploy/), and every problem
+//! with its line and key for bad ones, with a non-zero exit.
+
+use std::process::Command;
+
+fn check_config(path: &std::path::Path) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("check-config")
+        .arg(path)
+        .output()
+        .expect("run toolgate");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_sample_config_in_deploy_passes() {
+    let deploy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&deploy).expect("deploy/ exists") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|extension| extension == "toml") {
+            let (ok, stdout, stderr) = check_config(&path);
+            assert!(ok && stdout.trim() == "ok", "{}: {stdout}{stderr}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "deploy/ must hold at least one sample config");
+}
+
+#[test]
+fn bad_config_lists_every_problem_and_fails() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        "public_url = \"gateway\"\n[server]\nlisten = \"nowhere\"\nadmin_listen = \"127.0.0.1:9090\"\n\
+         [timeouts]\nbody_idle = \"forever\"\n[sites.app]\nhost = \"app.example\"\nupstream = \"http://10.0.0.1:80/app\"\n",
+    )
+    .expect("write");
+    let (ok, stdout, stderr) = check_config(&path);
+    assert!(!ok, "{stdout}");
+    let expected = [
+        "bad.toml: line 1: public_url: must be an absolute http:// or https:// URL",
+        "bad.toml: line 3: server.listen: `nowhere` is not an address",
+        "bad.toml: line 6: timeouts.body_idle: `forever` is not a duration",
+        "bad.toml: line 9: sites.app.upstream: must be an origin without path or query",
+    ];
+    for line in expected {
+        assert!(stderr.contains(line), "missing {line:?} in:\n{stderr}");
+    }
+    assert_eq!(stderr.lines().count(), 4, "{stderr}");
+}
+
+#[test]
+fn unknown_key_is_reported_with_line_and_key() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("typo.toml");
+    std::fs::write(&path, "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\nlog_fromat = \"json\"\n").expect("write");
+    let (ok, _, stderr) = check_config(&path);
+    assert!(!ok);
+    assert!(stderr.contains("line 5: server.log_fromat: unknown field `log_fromat`"), "{stderr}");
+}
+
+#[test]
+fn missing_tls_files_are_reported() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("tls.toml");
+    std::fs::write(
+        &path,
+        "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\n\
+         [server.tls]\ncert = \"/nonexistent/cert.pem\"\nkey = \"/nonexistent/key.pem\"\n[sites.a]\nhost = \"a.example\"\nupstream = \"http://127.0.0.1:3\"\n",
+    )
+    .expect("write");
+    let (ok, _, stderr) = check_config(&path);
+    assert!(!ok);
+    assert!(
+        stderr.contains("server.tls.cert: cannot load certificates from /nonexistent/cert.pem"),
+        "{stderr}"
+    );
+}

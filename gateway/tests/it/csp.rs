@@ -1,0 +1,119 @@
+//! Content-Security-Policy handling through the gateway: the injected runtime is allowed by
+//! every policy the page carries (headers, Report-Only, `<meta>`), without loosening anything
+//! the page relies on. The browser test checks the same in a real Chromium.
+
+use crate::harness::{self, injected_nonce, navigate, reply, send, upstream};
+
+async fn policies_after_gateway(
+    policies: &'static [(&'static str, &'static str)],
+    page: &'static str,
+) -> (Vec<(String, String)>, String) {
+    let app = upstream(move |_| {
+        let mut response = reply("text/html", page);
+        for (name, value) in policies {
+            response.headers_mut().append(*name, value.parse().expect("policy"));
+        }
+        response
+    })
+    .await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    // The browser's Host carries a port: the script URL added to policies must keep it.
+    let answer = send(gateway.address, navigate("app.test:8443", "/")).await;
+    gateway.stop().await;
+    let headers = answer
+        .headers
+        .iter()
+        .filter(|(name, _)| name.as_str().starts_with("content-security-policy"))
+        .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or_default().to_owned()))
+        .collect();
+    (headers, answer.text())
+}
+
+const PAGE: &str = "<html><head><title>p</title></head><body></body></html>";
+
+#[tokio::test]
+async fn no_policy_needs_no_change() {
+    let (headers, page) = policies_after_gateway(&[], PAGE).await;
+    assert!(headers.is_empty());
+    assert!(injected_nonce(&page).is_some());
+}
+
+#[tokio::test]
+async fn self_policy_is_left_alone() {
+    let (headers, _) =
+        policies_after_gateway(&[("content-security-policy", "script-src 'self'; object-src 'none'")], PAGE)
+            .await;
+    assert_eq!(
+        headers,
+        vec![("content-security-policy".into(), "script-src 'self'; object-src 'none'".into())]
+    );
+}
+
+#[tokio::test]
+async fn page_nonce_is_reused() {
+    let (headers, page) =
+        policies_after_gateway(&[("content-security-policy", "script-src 'nonce-PageNonce123'")], PAGE).await;
+    assert_eq!(injected_nonce(&page).as_deref(), Some("PageNonce123"));
+    assert_eq!(headers[0].1, "script-src 'nonce-PageNonce123'", "policy unchanged");
+}
+
+#[tokio::test]
+async fn strict_dynamic_with_hashes_gets_our_nonce() {
+    const POLICY: &str = "script-src 'strict-dynamic' 'sha256-abc=' 'self'";
+    let (headers, page) = policies_after_gateway(&[("content-security-policy", POLICY)], PAGE).await;
+    let nonce = injected_nonce(&page).expect("tag has a nonce");
+    assert!(headers[0].1.contains(&format!("'nonce-{nonce}'")), "{headers:?}");
+    assert!(headers[0].1.contains("'strict-dynamic'") && headers[0].1.contains("'sha256-abc='"));
+}
+
+#[tokio::test]
+async fn two_policies_with_different_nonces_both_admit_the_script() {
+    let (headers, page) = policies_after_gateway(
+        &[
+            ("content-security-policy", "script-src 'nonce-AAA'"),
+            ("content-security-policy", "default-src 'nonce-BBB'"),
+        ],
+        PAGE,
+    )
+    .await;
+    let nonce = injected_nonce(&page).expect("nonce");
+    assert_eq!(headers.len(), 2);
+    for (_, policy) in &headers {
+        assert!(policy.contains(&format!("'nonce-{nonce}'")), "{policy}");
+    }
+    assert!(headers[0].1.contains("'nonce-AAA'") && headers[1].1.contains("'nonce-BBB'"), "page nonces kept");
+}
+
+#[tokio::test]
+async fn unsafe_inline_pages_keep_working() {
+    // Adding a nonce would disable 'unsafe-inline'; the exact script URL is added instead.
+    let (headers, _) =
+        policies_after_gateway(&[("content-security-policy", "script-src 'unsafe-inline'")], PAGE).await;
+    let runtime = injector::runtime_asset();
+    let policy = &headers[0].1;
+    assert!(!policy.contains("'nonce-"), "{policy}");
+    assert!(policy.contains(&format!("http://app.test:8443{}", runtime.path)), "{policy}");
+}
+
+#[tokio::test]
+async fn report_only_policies_are_adjusted_too() {
+    let (headers, page) = policies_after_gateway(
+        &[("content-security-policy-report-only", "script-src 'none'; report-uri /r")],
+        PAGE,
+    )
+    .await;
+    let nonce = injected_nonce(&page).expect("nonce");
+    assert_eq!(headers[0].0, "content-security-policy-report-only");
+    assert!(
+        headers[0].1.contains(&format!("'nonce-{nonce}'")) && !headers[0].1.contains("'none'"),
+        "{headers:?}"
+    );
+}
+
+#[tokio::test]
+async fn meta_policies_are_adjusted() {
+    let page = "<html><head><meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'nonce-M1'\"></head><body></body></html>";
+    let (_, rewritten) = policies_after_gateway(&[], page).await;
+    let nonce = injected_nonce(&rewritten).expect("nonce");
+    assert!(rewritten.contains(&format!("'nonce-{nonce}'")), "{rewritten}");
+}

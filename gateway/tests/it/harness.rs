@@ -1,0 +1,193 @@
+//! Shared helpers: real upstream servers and real gateways on 127.0.0.1 port 0, and a plain
+//! HTTP/1.1 client. No mocks of our own code: every test crosses real sockets.
+
+use bytes::Bytes;
+use gateway::app::{self, Running};
+use gateway::body::{self, BoxError, ProxyBody};
+use gateway::config::Config;
+use gateway::shutdown::Shutdown;
+use http::{HeaderMap, Request, Response};
+use http_body::{Body, Frame};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+/// A request as the upstream saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: http::Method,
+    pub uri: http::Uri,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// A running upstream and what it has received.
+pub struct Upstream {
+    pub address: SocketAddr,
+    pub seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Upstream {
+    pub fn requests(&self) -> Vec<Seen> {
+        self.seen.lock().map(|seen| seen.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts an upstream that answers every request with `respond(seen request)`.
+pub async fn upstream<F>(respond: F) -> Upstream
+where
+    F: Fn(&Seen) -> Response<ProxyBody> + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind upstream");
+    let address = listener.local_addr().expect("upstream address");
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let respond = Arc::new(respond);
+    let recorded = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let respond = respond.clone();
+            let recorded = recorded.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| {
+                    let respond = respond.clone();
+                    let recorded = recorded.clone();
+                    async move {
+                        let (parts, body) = request.into_parts();
+                        let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                        let seen =
+                            Seen { method: parts.method, uri: parts.uri, headers: parts.headers, body };
+                        let response = respond(&seen);
+                        recorded.lock().expect("record").push(seen);
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .with_upgrades()
+                    .await;
+            });
+        }
+    });
+    Upstream { address, seen }
+}
+
+/// A response with a body and content type.
+pub fn reply(content_type: &str, body: impl Into<Bytes>) -> Response<ProxyBody> {
+    let mut response = Response::new(body::full(body.into()));
+    response.headers_mut().insert(http::header::CONTENT_TYPE, content_type.parse().expect("content type"));
+    response
+}
+
+/// A body fed from a channel, so a test decides when each chunk leaves the upstream.
+pub struct ChannelBody(pub mpsc::Receiver<Bytes>);
+
+impl Body for ChannelBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.0.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
+
+pub fn channel_body() -> (mpsc::Sender<Bytes>, ProxyBody) {
+    let (sender, receiver) = mpsc::channel(16);
+    (sender, ChannelBody(receiver).boxed_unsync())
+}
+
+/// The configuration text for a gateway in front of `sites` (host, upstream), plus `extra`
+/// TOML appended at the top level (for `[timeouts]`, `[limits]`...).
+pub fn config_text(sites: &[(&str, SocketAddr)], extra: &str) -> String {
+    let mut text = String::from(
+        "public_url = \"http://gateway.test\"\n\
+         [server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\n",
+    );
+    text.push_str(extra);
+    text.push('\n');
+    for (index, (host, address)) in sites.iter().enumerate() {
+        text.push_str(&format!("[sites.site{index}]\nhost = \"{host}\"\nupstream = \"http://{address}\"\n"));
+    }
+    text
+}
+
+/// Starts a gateway in this process.
+pub async fn gateway(sites: &[(&str, SocketAddr)], extra: &str) -> Running {
+    let config = Config::parse(&config_text(sites, extra), "test.toml").expect("test config is valid");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
+    let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
+    app::start(config, listener, admin, Shutdown::new()).expect("gateway starts")
+}
+
+/// A response with its whole body read.
+pub struct Answer {
+    pub status: http::StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Answer {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+}
+
+/// Sends one request over a fresh HTTP/1.1 connection and reads the whole answer.
+pub async fn send(address: SocketAddr, request: Request<Full<Bytes>>) -> Answer {
+    let response = open(address, request).await;
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.expect("body completes").to_bytes();
+    Answer { status: parts.status, headers: parts.headers, body }
+}
+
+/// Sends one request over a fresh HTTP/1.1 connection; the body is left to the caller.
+pub async fn open(address: SocketAddr, request: Request<Full<Bytes>>) -> Response<Incoming> {
+    let stream = TcpStream::connect(address).await.expect("connect to gateway");
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    tokio::spawn(connection.with_upgrades());
+    sender.send_request(request).await.expect("response")
+}
+
+/// A GET for `path` on `host`.
+pub fn get(host: &str, path: &str) -> Request<Full<Bytes>> {
+    Request::get(path).header("host", host).body(Full::new(Bytes::new())).expect("request")
+}
+
+/// A page navigation, as a browser sends it.
+pub fn navigate(host: &str, path: &str) -> Request<Full<Bytes>> {
+    Request::get(path)
+        .header("host", host)
+        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .header("accept-encoding", "gzip, deflate, br, zstd")
+        .body(Full::new(Bytes::new()))
+        .expect("request")
+}
+
+/// The runtime script tag the gateway injects, up to its nonce.
+pub fn runtime_tag_prefix() -> String {
+    let runtime = injector::runtime_asset();
+    format!("<script src=\"{}\" integrity=\"{}\" nonce=\"", runtime.path, runtime.integrity)
+}
+
+/// The nonce on the injected runtime tag of a page.
+pub fn injected_nonce(page: &str) -> Option<String> {
+    let prefix = runtime_tag_prefix();
+    let start = page.find(&prefix)? + prefix.len();
+    let end = page[start..].find('"')? + start;
+    Some(page[start..end].to_owned())
+}

@@ -1,0 +1,15 @@
+//! Gateway integration tests: real upstreams, real gateways, real sockets, all on loopback
+//! port 0. One binary; each module owns one area of behaviour.
+
+mod harness;
+
+mod browser;
+mod cli;
+mod csp;
+mod headers;
+mod limits;
+mod pages;
+mod passthrough;
+mod process;
+mod tls;
+mod websocket;

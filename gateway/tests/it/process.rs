@@ -1,0 +1,147 @@
+//! The `toolgate` binary as an operator runs it: `run --config`, SIGTERM draining in-flight
+//! requests, and TLS to an upstream trusted through the system roots (`SSL_CERT_FILE`).
+
+use crate::harness::{self, channel_body, reply, upstream};
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+struct GatewayProcess {
+    child: Child,
+    address: SocketAddr,
+}
+
+async fn spawn_gateway(config: &str, environment: &[(&str, &str)]) -> (GatewayProcess, tempfile::TempDir) {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("toolgate.toml");
+    std::fs::write(&path, config).expect("write config");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    command
+        .arg("run")
+        .arg("--config")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    for (name, value) in environment {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("start toolgate");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let address = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(line) = lines.next_line().await.expect("read stdout") {
+            if let Some(address) = line.strip_prefix("toolgate listening on http://") {
+                return address.parse::<SocketAddr>().expect("address");
+            }
+        }
+        panic!("toolgate exited before listening");
+    })
+    .await
+    .expect("toolgate starts within 20 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (GatewayProcess { child, address }, directory)
+}
+
+#[tokio::test]
+async fn sigterm_drains_an_in_flight_slow_response() {
+    let app = upstream(|_| {
+        let (sender, body) = channel_body();
+        tokio::spawn(async move {
+            let _ = sender.send(Bytes::from_static(b"first half, ")).await;
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            let _ = sender.send(Bytes::from_static(b"second half")).await;
+        });
+        let mut response = http::Response::new(body);
+        response.headers_mut().insert("content-type", "text/plain".parse().expect("type"));
+        response
+    })
+    .await;
+    let config = harness::config_text(&[("app.test", app.address)], "[timeouts]\nshutdown_grace = \"20s\"");
+    let (mut gateway, _directory) = spawn_gateway(&config, &[]).await;
+
+    let response = harness::open(gateway.address, harness::get("app.test", "/slow")).await;
+    let mut body = response.into_body();
+    let first = body.frame().await.expect("frame").expect("ok").into_data().expect("data");
+    assert_eq!(first, "first half, ");
+
+    let pid = gateway.child.id().expect("pid").to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().await.expect("kill");
+    assert!(killed.success());
+
+    // New connections are refused once the listener is closed...
+    let mut refused = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if tokio::net::TcpStream::connect(gateway.address).await.is_err() {
+            refused = true;
+            break;
+        }
+    }
+    assert!(refused, "the listener must close on SIGTERM");
+    // ...while the request in flight completes.
+    let rest = body.collect().await.expect("rest of the body").to_bytes();
+    assert_eq!(rest, "second half");
+    let status = tokio::time::timeout(Duration::from_secs(10), gateway.child.wait())
+        .await
+        .expect("exits after draining")
+        .expect("status");
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test]
+async fn tls_upstream_trusted_through_system_roots() {
+    let certificate = crate::tls::certificate("localhost");
+    let directory = tempfile::tempdir().expect("temp dir");
+    let ca_path = directory.path().join("ca.pem");
+    std::fs::write(&ca_path, &certificate.cert_pem).expect("write ca");
+    let address = tls_upstream(&certificate).await;
+    let config = harness::config_text(&[("secure.test", address)], "")
+        .replace(&format!("http://{address}"), &format!("https://localhost:{}", address.port()));
+    let (gateway, _config_directory) =
+        spawn_gateway(&config, &[("SSL_CERT_FILE", ca_path.to_str().expect("path"))]).await;
+    let answer = harness::send(gateway.address, harness::get("secure.test", "/")).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.text(), "over tls");
+
+    // Without the CA the same upstream is refused with a clear reason.
+    let (untrusting, _other) = spawn_gateway(&config, &[("SSL_CERT_FILE", "/nonexistent")]).await;
+    let answer = harness::send(untrusting.address, harness::get("secure.test", "/")).await;
+    assert_eq!(answer.status, 502);
+    assert_eq!(answer.header("x-toolgate-reason"), Some("upstream_tls"));
+}
+
+async fn tls_upstream(certificate: &crate::tls::TestCertificate) -> SocketAddr {
+    use rustls_pki_types::PrivateKeyDer;
+    use rustls_pki_types::pem::PemObject;
+    let key = PrivateKeyDer::from_pem_slice(certificate.key_pem.as_bytes()).expect("key");
+    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_no_client_auth()
+        .with_single_cert(vec![certificate.der.clone()], key)
+        .expect("server config");
+    let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(stream) = acceptor.accept(stream).await else { return };
+                let service = hyper::service::service_fn(|_request| async {
+                    Ok::<_, std::convert::Infallible>(reply("text/plain", "over tls"))
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    address
+}

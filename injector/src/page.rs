@@ -1,0 +1,213 @@
+//! The streaming page rewriter: one per HTML response.
+//!
+//! It decides the encoding from the first bytes (byte order mark) and the Content-Type charset,
+//! then streams the body through lol_html, which places the runtime `<script>` and fixes `<meta>`
+//! CSP. Pages lol_html cannot parse (UTF-16 and other non-ASCII-compatible encodings) pass
+//! through untouched. Output leaves as soon as lol_html emits it; the page is never buffered.
+//!
+//! Failure is closed: after any error the rewriter emits nothing more, not even the rewritten
+//! output of the failing call, and refuses further input. The caller must end the response.
+
+mod attribute_text;
+mod charset;
+mod injection;
+mod meta_csp;
+mod output;
+
+use std::fmt;
+
+use lol_html::{AsciiCompatibleEncoding, MemorySettings, send};
+
+use crate::error::RewriteError;
+use charset::{Decoding, MAX_BOM_LENGTH};
+use output::{OutputBuffer, OutputReader};
+
+/// lol_html's default preallocation for its parsing buffer; capped by the memory limit, since
+/// the preallocation counts against it.
+const PREALLOCATED_PARSING_BUFFER: usize = 1024;
+
+/// Everything the rewriter needs to know about one response.
+#[derive(Clone, Debug)]
+pub struct PageSettings {
+    /// Path of the runtime script ([`RuntimeAsset::path`](crate::RuntimeAsset::path)).
+    pub script_src: String,
+    /// SRI value of the runtime script ([`RuntimeAsset::integrity`](crate::RuntimeAsset::integrity)).
+    pub integrity: String,
+    /// Nonce for the script ([`CspPlan::nonce`](crate::CspPlan::nonce)).
+    pub nonce: String,
+    /// Absolute URL of the runtime script, used when rewriting `<meta>` CSP.
+    pub script_url: String,
+    /// The `charset` parameter of the response's Content-Type header, if any.
+    pub declared_charset: Option<String>,
+    /// Upper bound in bytes for lol_html's buffers (`MemorySettings::max_allowed_memory_usage`).
+    pub memory_limit: usize,
+}
+
+/// What happened to the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The runtime script was placed in the page.
+    Injected,
+    /// The page is in an encoding lol_html cannot parse; every byte passed through untouched and
+    /// nothing was injected.
+    PassedThrough,
+}
+
+/// Rewrites one HTML response body, chunk by chunk.
+///
+/// The output does not depend on how the input is split into chunks.
+pub struct PageRewriter {
+    state: State,
+}
+
+impl PageRewriter {
+    /// Prepares a rewriter; no output is produced until the encoding is known.
+    pub fn new(settings: PageSettings) -> Self {
+        Self { state: State::Sniffing { settings, prefix: Vec::with_capacity(MAX_BOM_LENGTH) } }
+    }
+
+    /// Feeds one chunk; rewritten bytes are appended to `out` as soon as lol_html emits them.
+    ///
+    /// On error nothing from this call is appended, and every later call fails with
+    /// [`RewriteError::AlreadyFailed`].
+    pub fn write(&mut self, chunk: &[u8], out: &mut Vec<u8>) -> Result<(), RewriteError> {
+        let result = match &mut self.state {
+            State::Failed => return Err(RewriteError::AlreadyFailed),
+            State::Running(stage) => stage.write(chunk, out),
+            State::Sniffing { settings, prefix } => {
+                // Only the first few bytes are held back, to look for a byte order mark.
+                let taken = MAX_BOM_LENGTH.saturating_sub(prefix.len()).min(chunk.len());
+                prefix.extend_from_slice(&chunk[..taken]);
+                if charset::may_become_bom(prefix) {
+                    return Ok(());
+                }
+                let mut stage = Stage::start(settings, prefix);
+                let result = stage.write(prefix, out).and_then(|()| stage.write(&chunk[taken..], out));
+                self.state = State::Running(stage);
+                result
+            }
+        };
+        if result.is_err() {
+            self.state = State::Failed;
+        }
+        result
+    }
+
+    /// Ends the document; the remaining output is appended to `out`.
+    pub fn end(self, out: &mut Vec<u8>) -> Result<Outcome, RewriteError> {
+        let stage = match self.state {
+            State::Failed => return Err(RewriteError::AlreadyFailed),
+            State::Running(stage) => stage,
+            State::Sniffing { settings, prefix } => {
+                // A body shorter than a byte order mark: decide with what there is.
+                let mut stage = Stage::start(&settings, &prefix);
+                stage.write(&prefix, out)?;
+                stage
+            }
+        };
+        stage.end(out)
+    }
+}
+
+impl fmt::Debug for PageRewriter {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Sniffing { .. } => "sniffing",
+            State::Running(Stage::PassThrough) => "passing through",
+            State::Running(Stage::Rewrite { .. }) => "rewriting",
+            State::Failed => "failed",
+        };
+        formatter.debug_struct("PageRewriter").field("state", &state).finish()
+    }
+}
+
+/// Where a page rewriter is in its life.
+enum State {
+    /// Waiting for enough bytes to rule a byte order mark in or out.
+    Sniffing { settings: PageSettings, prefix: Vec<u8> },
+    /// The encoding is decided.
+    Running(Stage),
+    /// An error happened; no more input is accepted.
+    Failed,
+}
+
+/// How the body is processed once the encoding is decided.
+enum Stage {
+    PassThrough,
+    Rewrite { rewriter: Box<send::HtmlRewriter<'static, OutputBuffer>>, output: OutputReader },
+}
+
+impl Stage {
+    fn start(settings: &PageSettings, prefix: &[u8]) -> Self {
+        match charset::decide(prefix, settings.declared_charset.as_deref()) {
+            Decoding::PassThrough => Stage::PassThrough,
+            Decoding::Rewrite { encoding, follow_meta_charset } => {
+                let (sink, output) = OutputBuffer::new();
+                let rewriter =
+                    send::HtmlRewriter::new(lol_settings(settings, encoding, follow_meta_charset), sink);
+                Stage::Rewrite { rewriter: Box::new(rewriter), output }
+            }
+        }
+    }
+
+    fn write(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), RewriteError> {
+        match self {
+            Stage::PassThrough => {
+                out.extend_from_slice(input);
+                Ok(())
+            }
+            Stage::Rewrite { rewriter, output } => match rewriter.write(input) {
+                Ok(()) => {
+                    output.drain_into(out);
+                    Ok(())
+                }
+                Err(error) => {
+                    output.discard();
+                    Err(error.into())
+                }
+            },
+        }
+    }
+
+    fn end(self, out: &mut Vec<u8>) -> Result<Outcome, RewriteError> {
+        match self {
+            Stage::PassThrough => Ok(Outcome::PassedThrough),
+            Stage::Rewrite { rewriter, output } => match rewriter.end() {
+                Ok(()) => {
+                    // The document-end handler places the script if no head or body did.
+                    output.drain_into(out);
+                    Ok(Outcome::Injected)
+                }
+                Err(error) => {
+                    output.discard();
+                    Err(error.into())
+                }
+            },
+        }
+    }
+}
+
+fn lol_settings(
+    settings: &PageSettings,
+    encoding: AsciiCompatibleEncoding,
+    follow_meta_charset: bool,
+) -> send::Settings<'static, 'static> {
+    let memory = MemorySettings::new()
+        .with_max_allowed_memory_usage(settings.memory_limit)
+        .with_preallocated_parsing_buffer_size(PREALLOCATED_PARSING_BUFFER.min(settings.memory_limit))
+        // Graceful bail-out would flush the unprocessed input as-is: unfiltered bytes. Never.
+        .with_graceful_bail_out_on_memory_limit_exceeded(false);
+    let lol_settings = send::Settings::new_send()
+        .with_encoding(encoding)
+        .with_adjust_charset_on_meta_tag(follow_meta_charset)
+        .with_memory_settings(memory)
+        // Strict: markup whose parse is ambiguous for a streaming parser is an error, not a guess.
+        .with_strict(true)
+        .with_graceful_bail_out_on_content_handler_error(false);
+    let script_tag = injection::script_tag(&settings.script_src, &settings.integrity, &settings.nonce);
+    let lol_settings = injection::append_handlers(lol_settings, script_tag);
+    meta_csp::append_handler(lol_settings, settings.nonce.clone(), settings.script_url.clone())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! The discovery runtime script that ships inside the binary.
+//!
+//! The gateway serves it under a content-hashed path (so it can be cached forever) and the page
+//! loads it with a Subresource Integrity hash (so a tampered copy never runs). Both are derived
+//! from the embedded bytes once, on first use.
+
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use sha2::{Digest, Sha256, Sha384};
+
+/// The embedded runtime script. It is a placeholder until the discovery issue replaces it.
+const RUNTIME_SOURCE: &[u8] = include_bytes!("../runtime/runtime.js");
+
+/// Every runtime URL lives under the gateway's reserved prefix.
+const RUNTIME_PATH_PREFIX: &str = "/.toolgate/runtime.";
+
+/// How many hex digits of the SHA-256 go into the file name: 64 bits is plenty to tell builds
+/// apart, and short enough to keep the URL readable.
+const PATH_HASH_HEX_DIGITS: usize = 16;
+
+/// The runtime script as the gateway serves it.
+#[derive(Debug)]
+pub struct RuntimeAsset {
+    /// Path on every site host, e.g. `/.toolgate/runtime.0123456789abcdef.js`; the hex part is the
+    /// start of the SHA-256 of [`RuntimeAsset::body`], so a new build gets a new URL.
+    pub path: String,
+    /// Subresource Integrity value for the `<script integrity>` attribute: `sha384-<base64>`.
+    pub integrity: String,
+    /// The script itself (`text/javascript; charset=utf-8`).
+    pub body: &'static [u8],
+}
+
+/// Returns the embedded runtime, hashing it on the first call only.
+pub fn runtime_asset() -> &'static RuntimeAsset {
+    static ASSET: OnceLock<RuntimeAsset> = OnceLock::new();
+    ASSET.get_or_init(|| RuntimeAsset::from_source(RUNTIME_SOURCE))
+}
+
+impl RuntimeAsset {
+    fn from_source(body: &'static [u8]) -> Self {
+        let path_digest = Sha256::digest(body);
+        let mut path_hash = String::with_capacity(PATH_HASH_HEX_DIGITS);
+        for byte in path_digest.iter().take(PATH_HASH_HEX_DIGITS / 2) {
+            path_hash.push_str(&format!("{byte:02x}"));
+        }
+        let integrity = format!("sha384-{}", BASE64.encode(Sha384::digest(body)));
+        Self { path: format!("{RUNTIME_PATH_PREFIX}{path_hash}.js"), integrity, body }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_is_reserved_and_content_hashed() {
+        let asset = runtime_asset();
+        let hash = asset.path.strip_prefix("/.toolgate/runtime.").and_then(|rest| rest.strip_suffix(".js"));
+        let Some(hash) = hash else {
+            panic!("unexpected runtime path {}", asset.path);
+        };
+        assert_eq!(hash.len(), 16);
+        assert!(hash.bytes().all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f')));
+        let full_hex: String = Sha256::digest(asset.body).iter().map(|byte| format!("{byte:02x}")).collect();
+        assert!(full_hex.starts_with(hash));
+    }
+
+    #[test]
+    fn integrity_is_sha384_of_the_body() {
+        let asset = runtime_asset();
+        let Some(encoded) = asset.integrity.strip_prefix("sha384-") else {
+            panic!("integrity must name sha384: {}", asset.integrity);
+        };
+        let decoded = BASE64.decode(encoded).unwrap_or_default();
+        assert_eq!(decoded.len(), 48);
+        assert_eq!(decoded.as_slice(), Sha384::digest(asset.body).as_slice());
+    }
+
+    #[test]
+    fn known_input_gives_known_path_and_integrity() {
+        // Pins the derivation against independent values (sha256sum / openssl dgst -sha384).
+        let asset = RuntimeAsset::from_source(b"abc");
+        assert_eq!(asset.path, "/.toolgate/runtime.ba7816bf8f01cfea.js");
+        assert_eq!(
+            asset.integrity,
+            "sha384-ywB1P0WjXou1oD1pmsZQBycsMqsO3tFjGotgWkP/W+2AhgcroefMI1i67KE0yCWn"
+        );
+    }
+
+    #[test]
+    fn placeholder_runtime_marks_the_document_and_guards_reentry() {
+        let source = String::from_utf8_lossy(runtime_asset().body);
+        assert!(source.contains("'use strict'"));
+        assert!(source.contains("__toolgate__"));
+        assert!(source.contains("data-toolgate-runtime"));
+        assert!(source.contains("PLACEHOLDER"));
+    }
+
+    #[test]
+    fn asset_is_computed_once() {
+        assert!(std::ptr::eq(runtime_asset(), runtime_asset()));
+    }
+}
