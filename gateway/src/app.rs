@@ -4,6 +4,7 @@
 
 use crate::config::Config;
 use crate::metrics::Metrics;
+use crate::policy_reload::{self, PolicyHandle, PolicyLoadError};
 use crate::shutdown::Shutdown;
 use crate::state::Gateway;
 use crate::tls::{self, TlsError};
@@ -23,6 +24,18 @@ pub struct Running {
     pub shutdown: Shutdown,
     server: JoinHandle<()>,
     admin: JoinHandle<()>,
+}
+
+/// Why a gateway could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The TLS certificate or key is unusable.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// The policy file is unreadable or invalid.
+    #[error(transparent)]
+    Policy(#[from] PolicyLoadError),
 }
 
 impl Running {
@@ -46,11 +59,15 @@ pub fn start(
     listener: TcpListener,
     admin_listener: TcpListener,
     shutdown: Shutdown,
-) -> Result<Running, TlsError> {
+) -> Result<Running, StartError> {
     let tls = config.server.tls.as_ref().map(tls::acceptor).transpose()?;
+    let metrics = Metrics::new();
+    let policy = Arc::new(PolicyHandle::new(policy_reload::load(&config)?, &config, metrics.clone()));
     let address = listener.local_addr().unwrap_or(config.server.listen);
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
-    let gateway = Arc::new(Gateway::new(config, Metrics::new()));
+    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone()));
+    let watch_shutdown = shutdown.wait();
+    tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
     let server = tokio::spawn(server::serve(gateway, listener, tls, shutdown.wait()));
     Ok(Running { address, admin_address, shutdown, server, admin })

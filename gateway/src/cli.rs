@@ -3,7 +3,7 @@
 
 use crate::config::Config;
 use crate::shutdown::Shutdown;
-use crate::{app, demo, telemetry, tls};
+use crate::{app, demo, policy_cli, policy_reload, telemetry, tls};
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -31,6 +31,9 @@ enum Command {
         /// The TOML configuration file.
         file: PathBuf,
     },
+    /// Ask the policy engine.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
     /// Start the demo on loopback: the gateway and demo intranet apps, nothing to configure.
     Demo {
         /// Port of the gateway on 127.0.0.1.
@@ -39,12 +42,21 @@ enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Show the decision for a user, site and tool (or context), and the rules behind it.
+    Explain(policy_cli::ExplainArgs),
+}
+
 impl Cli {
     /// Runs the chosen command.
     pub fn execute(self) -> ExitCode {
         match self.command {
             Command::CheckConfig { file } => check_config(&file),
             Command::Run { config } => report(run(&config)),
+            Command::Policy(PolicyCommand::Explain(args)) => {
+                report(policy_cli::explain(&args).map(|text| print!("{text}")))
+            }
             Command::Demo { port } => report(with_runtime(demo::run(port))),
         }
     }
@@ -58,11 +70,19 @@ fn check_config(file: &std::path::Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let mut failed = false;
     if let Some(files) = &config.server.tls {
         if let Err(error) = tls::acceptor(files) {
             eprintln!("{}: {error}", file.display());
-            return ExitCode::FAILURE;
+            failed = true;
         }
+    }
+    if let Err(error) = policy_reload::load(&config) {
+        eprintln!("{error}");
+        failed = true;
+    }
+    if failed {
+        return ExitCode::FAILURE;
     }
     println!("ok");
     ExitCode::SUCCESS

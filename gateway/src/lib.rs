@@ -16,6 +16,8 @@ pub mod forwarding;
 pub mod html;
 pub mod metrics;
 pub mod pages;
+pub mod policy_cli;
+pub mod policy_reload;
 pub mod proxy;
 pub mod request_id;
 pub mod reserved;

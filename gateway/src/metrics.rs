@@ -26,6 +26,10 @@ pub struct Metrics {
     pub rewrite_passthrough: IntCounterVec,
     /// Client connections currently open.
     pub active_connections: IntGauge,
+    /// Policy reload attempts, by outcome (`applied`, `rejected`).
+    pub policy_reloads: IntCounterVec,
+    /// Rules in the policy in force.
+    pub policy_rules: IntGauge,
 }
 
 impl Metrics {
@@ -64,6 +68,11 @@ impl Metrics {
         );
         let active_connections =
             IntGauge::new("toolgate_active_connections", "Client connections currently open.");
+        let policy_reloads = IntCounterVec::new(
+            Opts::new("toolgate_policy_reloads_total", "Policy reload attempts by outcome."),
+            &["outcome"],
+        );
+        let policy_rules = IntGauge::new("toolgate_policy_rules", "Rules in the policy in force.");
         let metrics = (|| -> prometheus::Result<Self> {
             let requests = requests?;
             let request_duration = request_duration?;
@@ -72,6 +81,8 @@ impl Metrics {
             let rewrite_failures = rewrite_failures?;
             let rewrite_passthrough = rewrite_passthrough?;
             let active_connections = active_connections?;
+            let policy_reloads = policy_reloads?;
+            let policy_rules = policy_rules?;
             registry.register(Box::new(requests.clone()))?;
             registry.register(Box::new(request_duration.clone()))?;
             registry.register(Box::new(upstream_errors.clone()))?;
@@ -79,6 +90,8 @@ impl Metrics {
             registry.register(Box::new(rewrite_failures.clone()))?;
             registry.register(Box::new(rewrite_passthrough.clone()))?;
             registry.register(Box::new(active_connections.clone()))?;
+            registry.register(Box::new(policy_reloads.clone()))?;
+            registry.register(Box::new(policy_rules.clone()))?;
             Ok(Self {
                 registry: registry.clone(),
                 requests,
@@ -88,6 +101,8 @@ impl Metrics {
                 rewrite_failures,
                 rewrite_passthrough,
                 active_connections,
+                policy_reloads,
+                policy_rules,
             })
         })();
         // The names, help texts and label sets above are constants; registration can only fail

@@ -59,6 +59,8 @@ pub async fn handle(
     async move {
         let host = request_host(&request);
         let site = host.as_deref().and_then(|host| gateway.site(host)).cloned();
+        let site_label = site.as_ref().map_or("-", |site| site.id.as_str());
+        tracing::Span::current().record("site", site_label);
         let (mut response, route) = match &site {
             Some(site) => match forward(&gateway, site, client, request, &request_id).await {
                 Ok(answer) => answer,
@@ -72,7 +74,6 @@ pub async fn handle(
         if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
             response.headers_mut().insert("x-request-id", value);
         }
-        let site_label = site.as_ref().map_or("-", |site| site.id.0.as_str());
         let status = response.status();
         let elapsed = started.elapsed();
         gateway
@@ -86,7 +87,6 @@ pub async fn handle(
             .with_label_values(&[site_label, route.label()])
             .observe(elapsed.as_secs_f64());
         let span = tracing::Span::current();
-        span.record("site", site_label);
         span.record("status", status.as_u16());
         span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
         tracing::info!(route = route.label(), "answered");
@@ -122,14 +122,14 @@ async fn forward(
     let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
     let upstream_request = upstream_request(gateway, site, &hop, request, upgrade_value)?;
     let mut response = gateway.client.send(upstream_request).await.inspect_err(|error| {
-        gateway.metrics.upstream_errors.with_label_values(&[site.id.0.as_str(), error.reason()]).inc();
+        gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
     })?;
 
     if let Some((value, client_upgrade)) = upgrade {
         if response.status() == http::StatusCode::SWITCHING_PROTOCOLS {
             forwarding::strip_hop_by_hop(response.headers_mut());
             websocket::restore_upgrade_headers(response.headers_mut(), value);
-            return Ok((websocket::tunnel(client_upgrade, response, site.id.0.clone()), Route::Upgrade));
+            return Ok((websocket::tunnel(client_upgrade, response, site.id.to_string()), Route::Upgrade));
         }
     }
     forwarding::strip_hop_by_hop(response.headers_mut());
@@ -137,11 +137,7 @@ async fn forward(
         let origin = PageOrigin { scheme: origin_scheme, host: &browser_host };
         let page = html::rewrite(gateway, site, origin, response).await.inspect_err(|error| {
             if error.is_upstream() {
-                gateway
-                    .metrics
-                    .upstream_errors
-                    .with_label_values(&[site.id.0.as_str(), error.reason()])
-                    .inc();
+                gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
             }
         })?;
         return Ok((page, Route::Page));

@@ -67,7 +67,7 @@ impl RewriteBody {
         metrics: &Metrics,
         site: SiteId,
     ) -> Self {
-        let label = site.0.as_str();
+        let label = site.as_str();
         let counters = Counters {
             rewritten_bytes: metrics.rewritten_bytes.with_label_values(&[label]),
             memory_failures: metrics.rewrite_failures.with_label_values(&[label, "rewrite_memory"]),

@@ -3,6 +3,7 @@
 
 use crate::config::{Config, Site};
 use crate::metrics::Metrics;
+use crate::policy_reload::PolicyHandle;
 use crate::upstream::UpstreamClient;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -17,19 +18,22 @@ pub struct Gateway {
     pub client: UpstreamClient,
     /// Metrics, registered once.
     pub metrics: Metrics,
+    /// The policy in force (consulted by the filtering and agent issues).
+    pub policy: Arc<PolicyHandle>,
     sites_by_host: HashMap<String, Arc<Site>>,
     draining: AtomicBool,
 }
 
 impl Gateway {
-    /// Builds the state for `config`.
-    pub fn new(config: Config, metrics: Metrics) -> Self {
+    /// Builds the state for `config`, enforcing `policy`.
+    pub fn new(config: Config, metrics: Metrics, policy: Arc<PolicyHandle>) -> Self {
         let sites_by_host =
             config.sites.iter().map(|site| (site.host.clone(), Arc::new(site.clone()))).collect();
         Self {
             client: UpstreamClient::new(config.timeouts),
             config: Arc::new(config),
             metrics,
+            policy,
             sites_by_host,
             draining: AtomicBool::new(false),
         }

@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use toml::Spanned;
 
+/// Site identifiers are shared with the policy engine, which names sites in its rules.
+pub use policy::SiteId;
+
 /// The checked configuration the gateway runs with.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -28,6 +31,8 @@ pub struct Config {
     pub server: ServerConfig,
     /// Directory of the embedded store (sessions, approvals, audit: filled by later issues).
     pub store_path: PathBuf,
+    /// The policy file; without one, the built-in policy denies every tool and context.
+    pub policy_file: Option<PathBuf>,
     /// Timeouts for clients and upstreams.
     pub timeouts: Timeouts,
     /// Size limits.
@@ -108,16 +113,6 @@ pub struct Site {
     pub preserve_host: bool,
 }
 
-/// A site identifier from the configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SiteId(pub String);
-
-impl std::fmt::Display for SiteId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// An upstream origin: scheme and authority, no path.
 #[derive(Debug, Clone)]
 pub struct Upstream {
@@ -128,12 +123,38 @@ pub struct Upstream {
 }
 
 impl Config {
-    /// Reads and checks a configuration file.
+    /// Reads and checks a configuration file. Relative paths in it are relative to the
+    /// file's own directory, so a config and its policy can move together.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|error| ConfigError::whole_file(&name, format!("cannot read: {error}")))?;
-        Self::parse(&text, &name)
+        let mut config = Self::parse(&text, &name)?;
+        if let Some(directory) = path.parent() {
+            config.resolve_relative_to(directory);
+        }
+        Ok(config)
+    }
+
+    /// The ids of every configured site, for validating policies.
+    pub fn site_ids(&self) -> Vec<SiteId> {
+        self.sites.iter().map(|site| site.id.clone()).collect()
+    }
+
+    fn resolve_relative_to(&mut self, directory: &Path) {
+        let resolve = |path: &mut PathBuf| {
+            if path.is_relative() {
+                *path = directory.join(&*path);
+            }
+        };
+        resolve(&mut self.store_path);
+        if let Some(file) = &mut self.policy_file {
+            resolve(file);
+        }
+        if let Some(tls) = &mut self.server.tls {
+            resolve(&mut tls.cert);
+            resolve(&mut tls.key);
+        }
     }
 
     /// Parses configuration text; `file` names it in problems.
@@ -208,6 +229,12 @@ impl Checker<'_> {
             Some(store) => self.check(&store.path, "store.path", values::absolute_or_relative_path),
             None => Some(PathBuf::from("toolgate-data")),
         };
+        let policy_file = match &raw.policy {
+            Some(policy) => {
+                self.check(&policy.file, "policy.file", values::absolute_or_relative_path).map(Some)
+            }
+            None => Some(None),
+        };
         let timeouts = self.timeouts(&raw.timeouts);
         let limits = self.limits(&raw.limits);
         let sites = self.sites(&raw);
@@ -224,6 +251,7 @@ impl Checker<'_> {
                 log_format: log_format?,
             },
             store_path: store_path?,
+            policy_file: policy_file?,
             timeouts: timeouts?,
             limits: limits?,
             sites,
@@ -280,7 +308,7 @@ impl Checker<'_> {
             }
             if let (Some(host), Some(upstream)) = (host, upstream) {
                 sites.push(Site {
-                    id: SiteId(id.get_ref().clone()),
+                    id: SiteId::new(id.get_ref().clone()),
                     host,
                     upstream,
                     preserve_host: site.preserve_host,

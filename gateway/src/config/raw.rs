@@ -16,6 +16,8 @@ pub struct RawConfig {
     #[serde(default)]
     pub store: Option<RawStore>,
     #[serde(default)]
+    pub policy: Option<RawPolicy>,
+    #[serde(default)]
     pub timeouts: RawTimeouts,
     #[serde(default)]
     pub limits: RawLimits,
@@ -50,6 +52,13 @@ pub struct RawTls {
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
     pub path: Spanned<String>,
+}
+
+/// `[policy]`: the policy document the gateway enforces.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPolicy {
+    pub file: Spanned<String>,
 }
 
 /// `[timeouts]`: durations written as `500ms`, `10s`, `5m` or `1h`.

@@ -10,6 +10,7 @@ mod headers;
 mod limits;
 mod pages;
 mod passthrough;
+mod policy;
 mod process;
 mod tls;
 mod websocket;

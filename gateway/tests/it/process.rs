@@ -10,14 +10,28 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-struct GatewayProcess {
-    child: Child,
-    address: SocketAddr,
+pub struct GatewayProcess {
+    pub child: Child,
+    pub address: SocketAddr,
+    pub admin_address: SocketAddr,
 }
 
-async fn spawn_gateway(config: &str, environment: &[(&str, &str)]) -> (GatewayProcess, tempfile::TempDir) {
+pub async fn spawn_gateway(
+    config: &str,
+    environment: &[(&str, &str)],
+) -> (GatewayProcess, tempfile::TempDir) {
     let directory = tempfile::tempdir().expect("temp dir");
-    let path = directory.path().join("toolgate.toml");
+    let process = spawn_gateway_in(directory.path(), config, environment).await;
+    (process, directory)
+}
+
+/// Starts `toolgate run` with `config` written to `directory/toolgate.toml`.
+pub async fn spawn_gateway_in(
+    directory: &std::path::Path,
+    config: &str,
+    environment: &[(&str, &str)],
+) -> GatewayProcess {
+    let path = directory.join("toolgate.toml");
     std::fs::write(&path, config).expect("write config");
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
     command
@@ -33,10 +47,15 @@ async fn spawn_gateway(config: &str, environment: &[(&str, &str)]) -> (GatewayPr
     let mut child = command.spawn().expect("start toolgate");
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
-    let address = tokio::time::timeout(Duration::from_secs(20), async {
+    let (address, admin_address) = tokio::time::timeout(Duration::from_secs(20), async {
+        let mut address = None;
         while let Some(line) = lines.next_line().await.expect("read stdout") {
-            if let Some(address) = line.strip_prefix("toolgate listening on http://") {
-                return address.parse::<SocketAddr>().expect("address");
+            if let Some(listening) = line.strip_prefix("toolgate listening on http://") {
+                address = Some(listening.parse::<SocketAddr>().expect("address"));
+            }
+            if let Some(admin) = line.strip_prefix("toolgate admin on http://") {
+                let admin = admin.parse::<SocketAddr>().expect("admin address");
+                return (address.expect("listening line comes first"), admin);
             }
         }
         panic!("toolgate exited before listening");
@@ -44,7 +63,7 @@ async fn spawn_gateway(config: &str, environment: &[(&str, &str)]) -> (GatewayPr
     .await
     .expect("toolgate starts within 20 s");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (GatewayProcess { child, address }, directory)
+    GatewayProcess { child, address, admin_address }
 }
 
 #[tokio::test]

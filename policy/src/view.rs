@@ -1,0 +1,136 @@
+//! The per-request view: the policy narrowed to one (subject, site).
+//!
+//! Built once per page or agent turn, a [`PolicyView`] knows which rules apply, has already
+//! decided the conditions that read only `user` and `site`, and holds the redaction set; its
+//! tool and context questions then touch only the entries whose patterns can match the name.
+//! It owns its data (an `Arc` of the compiled policy plus a few small vectors), so it can be
+//! moved into a streaming rewriter or an async task freely.
+//!
+//! Catalog versus call: [`PolicyView::tool`] has no arguments. A condition that reads `args` is
+//! then *pending*: a pending allow counts as allow, a pending deny or approve does not count, and
+//! when nothing else matched a pending approve makes the tool ask for approval instead of falling
+//! to a deny default. So the catalog shows a tool whenever some call to it could go through, and
+//! for every `args`, [`PolicyView::tool_call`] is at least as strict as [`PolicyView::tool`]: a
+//! `Deny` from `tool` means every call is denied.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value as Json;
+
+use crate::condition::Bindings;
+use crate::decision::{ContextDecision, ToolDecision};
+use crate::evaluate;
+use crate::explain::{ConditionOutcome, Explanation};
+use crate::ids::{ContextName, SiteId};
+use crate::model::Compiled;
+use crate::redact::{Redacted, RedactionSet};
+use crate::subject::{Subject, ToolRef};
+
+/// The policy for one subject on one site.
+pub struct PolicyView {
+    pub(crate) compiled: Arc<Compiled>,
+    pub(crate) subject: Subject,
+    pub(crate) site: SiteId,
+    /// One bit per rule of the policy: does it apply to this subject on this site.
+    applicable: Vec<u64>,
+    /// The applicable rules, ascending.
+    pub(crate) rules: Vec<usize>,
+    /// How many tool and context entries the applicable rules have.
+    pub(crate) tool_entries: usize,
+    pub(crate) context_entries: usize,
+    /// Outcomes of the conditions that read only `user` and `site`, by rule index (sorted).
+    pub(crate) decided_conditions: Vec<(usize, ConditionOutcome)>,
+    bindings: OnceLock<Result<Bindings, String>>,
+    redactions: RedactionSet,
+}
+
+impl PolicyView {
+    pub(crate) fn new(compiled: Arc<Compiled>, subject: &Subject, site: &SiteId) -> Self {
+        let mut view = Self {
+            applicable: vec![0; compiled.rules.len().div_ceil(64)],
+            redactions: compiled.defaults.redact.clone(),
+            compiled: Arc::clone(&compiled),
+            subject: subject.clone(),
+            site: site.clone(),
+            decided_conditions: Vec::new(),
+            bindings: OnceLock::new(),
+            rules: Vec::new(),
+            tool_entries: 0,
+            context_entries: 0,
+        };
+        let mut fresh = Vec::new();
+        compiled.rule_index.for_each(subject, site, |rule| {
+            let (word, bit) = (rule / 64, 1u64 << (rule % 64));
+            if view.applicable[word] & bit == 0 {
+                view.applicable[word] |= bit;
+                fresh.push(rule);
+            }
+        });
+        fresh.sort_unstable();
+        for &rule_index in &fresh {
+            let rule = &compiled.rules[rule_index];
+            view.tool_entries += rule.tool_entries.len();
+            view.context_entries += rule.context_entries.len();
+            view.redactions.extend_from(&rule.redact);
+            if let Some(condition) = rule.when.as_ref().filter(|c| c.reads_only_subject()) {
+                let result =
+                    view.bindings().and_then(|bindings| condition.evaluate(&compiled.environment, bindings));
+                let outcome = match result {
+                    Ok(true) => ConditionOutcome::True,
+                    Ok(false) => ConditionOutcome::False,
+                    Err(error) => ConditionOutcome::Error(error),
+                };
+                view.decided_conditions.push((rule_index, outcome));
+            }
+        }
+        view.rules = fresh;
+        view
+    }
+
+    /// The subject this view is for.
+    pub fn subject(&self) -> &Subject {
+        &self.subject
+    }
+
+    /// The site this view is for.
+    pub fn site(&self) -> &SiteId {
+        &self.site
+    }
+
+    /// The catalog decision for `tool`, without arguments (see the module docs for pending
+    /// conditions). Use it to filter what the page and the model are shown.
+    pub fn tool(&self, tool: &ToolRef) -> (ToolDecision, Explanation) {
+        evaluate::tool(self, tool, None)
+    }
+
+    /// The enforcement decision for a call of `tool` with `args`; every condition is evaluated,
+    /// and one that fails to evaluate denies.
+    pub fn tool_call(&self, tool: &ToolRef, args: &Json) -> (ToolDecision, Explanation) {
+        evaluate::tool(self, tool, Some(args))
+    }
+
+    /// The decision for a context, with the redactions to apply when allowed.
+    pub fn context(&self, name: &ContextName) -> (ContextDecision, Explanation) {
+        evaluate::context(self, name)
+    }
+
+    /// The kinds to redact from everything this subject sends to the model on this site:
+    /// `[defaults] redact` plus the `redact` of every applicable rule (whatever its condition).
+    pub fn redactions(&self) -> &RedactionSet {
+        &self.redactions
+    }
+
+    /// Redacts `text` (a context, a tool result, a user message) with this view's set.
+    pub fn redact(&self, text: &str) -> Redacted {
+        self.compiled.redactor.redact(text, &self.redactions)
+    }
+
+    pub(crate) fn applies(&self, rule: usize) -> bool {
+        self.applicable.get(rule / 64).is_some_and(|word| word & (1u64 << (rule % 64)) != 0)
+    }
+
+    /// The CEL bindings for `user` and `site`, built on first use.
+    pub(crate) fn bindings(&self) -> Result<&Bindings, String> {
+        self.bindings.get_or_init(|| Bindings::new(&self.subject, &self.site)).as_ref().map_err(Clone::clone)
+    }
+}

@@ -1,0 +1,13 @@
+//! The policy crate's one integration test binary: golden decision cases from data files,
+//! explanations, redaction per recognizer, the deny-is-never-allow property, and reload behaviour.
+
+#[path = "policy/cases.rs"]
+mod cases;
+#[path = "policy/explain.rs"]
+mod explain;
+#[path = "policy/properties.rs"]
+mod properties;
+#[path = "policy/redaction.rs"]
+mod redaction;
+#[path = "policy/reload.rs"]
+mod reload;

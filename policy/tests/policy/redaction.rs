@@ -1,0 +1,140 @@
+//! Redaction per recognizer: positive and negative cases, entity-encoded input, numbers split
+//! by spaces or dashes, checksum failures left alone, counts per kind.
+
+use policy::redact::CustomRecognizer;
+use policy::{RedactionKind, RedactionSet, Redactor, RedactorName};
+
+fn redact(text: &str) -> policy::Redacted {
+    Redactor::default().redact(text, &RedactionSet::builtin())
+}
+
+fn assert_redacts(input: &str, expected: &str) {
+    let out = redact(input);
+    assert_eq!(out.text, expected, "input {input:?}");
+}
+
+fn assert_untouched(input: &str) {
+    let out = redact(input);
+    assert_eq!(out.text, input, "input {input:?} should not be redacted");
+    assert_eq!(out.total(), 0);
+}
+
+#[test]
+fn email_positive() {
+    assert_redacts("write to jane.doe+hr@corp.example.com today", "write to [email] today");
+    assert_redacts("a@b.co", "[email]");
+    assert_redacts("<a href=\"mailto:x_y@mail.example.org\">", "<a href=\"mailto:[email]\">");
+}
+
+#[test]
+fn email_entity_encoded() {
+    assert_redacts("a&#64;b.com", "[email]");
+    assert_redacts("a&#x40;b.com", "[email]");
+    assert_redacts("jane&commat;corp&period;example", "[email]");
+}
+
+#[test]
+fn email_negative() {
+    assert_untouched("user@localhost");
+    assert_untouched("@handle and a@ b.com");
+    assert_untouched("version 1.2.3@beta");
+}
+
+#[test]
+fn phone_positive() {
+    assert_redacts("call +49 30 1234567.", "call [phone].");
+    assert_redacts("call +1 (555) 123-4567", "call [phone]");
+    assert_redacts("call +44 20 7946 0958 now", "call [phone] now");
+    assert_redacts("US (555) 123-4567", "US [phone]");
+    assert_redacts("US 555-123-4567 or 555.987.6543", "US [phone] or [phone]");
+    assert_redacts("Berlin 030 12345678", "Berlin [phone]");
+    assert_redacts("mobile 0171-1234567", "mobile [phone]");
+    assert_redacts("+49&nbsp;30&nbsp;1234567", "[phone]");
+}
+
+#[test]
+fn phone_negative() {
+    assert_untouched("on 2024-01-15 and 15.01.2024 and 01/15/2024");
+    assert_untouched("order 12345, room 0123, +12");
+    assert_untouched("version 1.2.3 costs 1,234.56 EUR");
+}
+
+#[test]
+fn iban_positive() {
+    assert_redacts("IBAN DE89370400440532013000.", "IBAN [iban].");
+    assert_redacts("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [iban] please");
+    assert_redacts("GB82 WEST 1234 5698 7654 32", "[iban]");
+    assert_redacts("FR1420041010050500013M02606", "[iban]");
+}
+
+#[test]
+fn iban_negative() {
+    assert_untouched("DE88370400440532013000");
+    assert_untouched("GB82 WEST 1234 5698 7654 33");
+    assert_untouched("XX89370400440532013000");
+}
+
+#[test]
+fn card_positive() {
+    assert_redacts("card 4111111111111111 ok", "card [card] ok");
+    assert_redacts("card 4111 1111 1111 1111 ok", "card [card] ok");
+    assert_redacts("card 5500-0000-0000-0004", "card [card]");
+    assert_redacts("amex 3782 822463 10005", "amex [card]");
+    assert_redacts("4111&#32;1111&#32;1111&#32;1111", "[card]");
+}
+
+#[test]
+fn card_negative() {
+    assert_untouched("card 4111111111111112");
+    assert_untouched("card 4111 1111 1111 1112");
+    assert_untouched("short 411111111111");
+}
+
+#[test]
+fn ssn_positive() {
+    assert_redacts("SSN 123-45-6789.", "SSN [ssn].");
+    assert_redacts("SSN 078 05 1121", "SSN [ssn]");
+}
+
+#[test]
+fn ssn_invalid_ranges() {
+    for ssn in ["000-12-3456", "666-12-3456", "900-12-3456", "999-12-3456", "123-00-4567", "123-45-0000"] {
+        assert_untouched(&format!("SSN {ssn}"));
+    }
+}
+
+#[test]
+fn counts_per_kind() {
+    let out = redact("a@b.com c@d.org 4111111111111111 123-45-6789");
+    assert_eq!(out.counts.get(&RedactionKind::Email), Some(&2));
+    assert_eq!(out.counts.get(&RedactionKind::Card), Some(&1));
+    assert_eq!(out.counts.get(&RedactionKind::Ssn), Some(&1));
+    assert_eq!(out.counts.get(&RedactionKind::Phone), None);
+    assert_eq!(out.total(), 4);
+}
+
+#[test]
+fn only_the_requested_kinds() {
+    let set: RedactionSet = [RedactionKind::Iban].into_iter().collect();
+    let out = Redactor::default().redact("a@b.com DE89370400440532013000 4111111111111111", &set);
+    assert_eq!(out.text, "a@b.com [iban] 4111111111111111");
+    assert!(Redactor::default().redact("a@b.com", &RedactionSet::new()).counts.is_empty());
+}
+
+#[test]
+fn custom_recognizers_by_name() {
+    let ticket = CustomRecognizer::new(RedactorName::new("ticket"), r"\bTCK-[0-9]{4}\b")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let redactor = Redactor::new(vec![ticket]);
+    let mut set = RedactionSet::new();
+    set.insert(RedactionKind::Custom(RedactorName::new("ticket")));
+    let out = redactor.redact("see TCK-1234 and TCK-99 by a@b.com", &set);
+    assert_eq!(out.text, "see [ticket] and TCK-99 by a@b.com");
+    assert_eq!(out.counts.get(&RedactionKind::Custom(RedactorName::new("ticket"))), Some(&1));
+}
+
+#[test]
+fn non_ascii_text_is_kept() {
+    assert_redacts("Grüße — schreib an jürgen@b.de oder ö@x.de", "Grüße — schreib an [email] oder [email]");
+    assert_redacts("Préfixe 4111 1111 1111 1111 — fin", "Préfixe [card] — fin");
+}

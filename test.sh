@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every Toolgate test on a fresh machine: installs what the tests need when it is missing
+# (Debian's headless Chromium), then checks formatting and lints and runs every test suite.
+# Fails loudly when something cannot be installed. CI runs exactly this (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+install_debian_packages() {
+  if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
+  if ! command -v apt-get >/dev/null; then
+    echo "test.sh: missing $*, and this is not a Debian-like system; install them by hand" >&2
+    exit 1
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@"
+}
+
+step "test dependencies"
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  install_debian_packages "${missing[@]}"
+fi
+/usr/bin/chromium --version
+
+step "formatting"
+cargo fmt --all -- --check
+
+step "lints"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "tests"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --locked 2>&1 | tee "$log"
+# cargo's own last line is the last (often empty) doc-test suite; end with the whole count.
+awk '/^test result:/ { passed += $4; failed += $6 } END { printf "\ntests: %d passed, %d failed\n", passed, failed }' "$log"
