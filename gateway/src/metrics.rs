@@ -5,7 +5,8 @@
 //! A user id or a path never becomes a label.
 
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    TextEncoder,
 };
 
 /// The gateway's metrics and the registry that exports them.
@@ -120,6 +121,73 @@ impl Metrics {
             return String::new();
         }
         String::from_utf8(buffer).unwrap_or_default()
+    }
+}
+
+/// Which branch of the request path answered; the `route` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// A reserved `/.toolgate/` path.
+    Reserved,
+    /// An HTML page, rewritten.
+    Page,
+    /// Anything else, streamed untouched.
+    PassThrough,
+    /// A protocol upgrade (WebSocket).
+    Upgrade,
+    /// A failure answered by the gateway.
+    Error,
+}
+
+impl Route {
+    const ALL: [Route; 5] = [Self::Reserved, Self::Page, Self::PassThrough, Self::Upgrade, Self::Error];
+
+    /// The label value.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Reserved => "reserved",
+            Self::Page => "page",
+            Self::PassThrough => "pass_through",
+            Self::Upgrade => "upgrade",
+            Self::Error => "error",
+        }
+    }
+}
+
+const STATUS_CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
+/// The request counters and histograms of one site, resolved once so that recording a request
+/// costs two atomic updates and no label hashing.
+pub struct SiteRequestMetrics {
+    requests: Vec<[IntCounter; 5]>,
+    durations: Vec<Histogram>,
+}
+
+impl SiteRequestMetrics {
+    /// Records one answered request.
+    pub fn record(&self, route: Route, status: u16, seconds: f64) {
+        let route_index = Route::ALL.iter().position(|candidate| *candidate == route).unwrap_or(0);
+        let class = usize::from(status / 100).clamp(1, 5) - 1;
+        self.requests[route_index][class].inc();
+        self.durations[route_index].observe(seconds);
+    }
+}
+
+impl Metrics {
+    /// Resolves the request metrics of the site labelled `site` (`-` for unknown hosts).
+    pub fn site_requests(&self, site: &str) -> SiteRequestMetrics {
+        SiteRequestMetrics {
+            requests: Route::ALL
+                .iter()
+                .map(|route| {
+                    STATUS_CLASSES.map(|class| self.requests.with_label_values(&[site, route.label(), class]))
+                })
+                .collect(),
+            durations: Route::ALL
+                .iter()
+                .map(|route| self.request_duration.with_label_values(&[site, route.label()]))
+                .collect(),
+        }
     }
 }
 

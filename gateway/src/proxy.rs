@@ -7,6 +7,7 @@ use crate::config::Site;
 use crate::errors::{ProxyError, error_response};
 use crate::forwarding::{self, ClientInfo};
 use crate::html::{self, PageOrigin};
+use crate::metrics::Route;
 use crate::request_id::RequestId;
 use crate::state::Gateway;
 use crate::{reserved, websocket};
@@ -17,28 +18,6 @@ use hyper::body::Incoming;
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
-
-/// Which branch of the path answered; a bounded metric label.
-#[derive(Debug, Clone, Copy)]
-enum Route {
-    Reserved,
-    Page,
-    PassThrough,
-    Upgrade,
-    Error,
-}
-
-impl Route {
-    fn label(self) -> &'static str {
-        match self {
-            Self::Reserved => "reserved",
-            Self::Page => "page",
-            Self::PassThrough => "pass_through",
-            Self::Upgrade => "upgrade",
-            Self::Error => "error",
-        }
-    }
-}
 
 /// Handles one request from a client; never fails (failures are responses).
 pub async fn handle(
@@ -58,7 +37,8 @@ pub async fn handle(
     );
     async move {
         let host = request_host(&request);
-        let site = host.as_deref().and_then(|host| gateway.site(host)).cloned();
+        let entry = host.as_deref().and_then(|host| gateway.site(host));
+        let site = entry.map(|entry| entry.site.clone());
         let site_label = site.as_ref().map_or("-", |site| site.id.as_str());
         tracing::Span::current().record("site", site_label);
         let (mut response, route) = match &site {
@@ -76,16 +56,8 @@ pub async fn handle(
         }
         let status = response.status();
         let elapsed = started.elapsed();
-        gateway
-            .metrics
-            .requests
-            .with_label_values(&[site_label, route.label(), status_class(status.as_u16())])
-            .inc();
-        gateway
-            .metrics
-            .request_duration
-            .with_label_values(&[site_label, route.label()])
-            .observe(elapsed.as_secs_f64());
+        let metrics = entry.map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
+        metrics.record(route, status.as_u16(), elapsed.as_secs_f64());
         let span = tracing::Span::current();
         span.record("status", status.as_u16());
         span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
@@ -233,15 +205,5 @@ fn join_cookie_headers(headers: &mut http::HeaderMap) {
         .join(&b"; "[..]);
     if let Ok(value) = HeaderValue::from_bytes(&joined) {
         headers.insert(header::COOKIE, value);
-    }
-}
-
-fn status_class(status: u16) -> &'static str {
-    match status {
-        100..=199 => "1xx",
-        200..=299 => "2xx",
-        300..=399 => "3xx",
-        400..=499 => "4xx",
-        _ => "5xx",
     }
 }

@@ -2,7 +2,7 @@
 //! the metrics. Built once at start-up and shared by every connection behind an `Arc`.
 
 use crate::config::{Config, Site};
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, SiteRequestMetrics};
 use crate::policy_reload::PolicyHandle;
 use crate::upstream::UpstreamClient;
 use std::collections::HashMap;
@@ -20,28 +20,53 @@ pub struct Gateway {
     pub metrics: Metrics,
     /// The policy in force (consulted by the filtering and agent issues).
     pub policy: Arc<PolicyHandle>,
-    sites_by_host: HashMap<String, Arc<Site>>,
+    sites_by_host: HashMap<String, SiteEntry>,
+    unknown_site_metrics: SiteRequestMetrics,
     draining: AtomicBool,
+}
+
+/// A configured site and its pre-resolved metrics.
+pub struct SiteEntry {
+    /// The site.
+    pub site: Arc<Site>,
+    /// Its request metrics.
+    pub metrics: SiteRequestMetrics,
 }
 
 impl Gateway {
     /// Builds the state for `config`, enforcing `policy`.
     pub fn new(config: Config, metrics: Metrics, policy: Arc<PolicyHandle>) -> Self {
-        let sites_by_host =
-            config.sites.iter().map(|site| (site.host.clone(), Arc::new(site.clone()))).collect();
+        let sites_by_host = config
+            .sites
+            .iter()
+            .map(|site| {
+                let entry = SiteEntry {
+                    site: Arc::new(site.clone()),
+                    metrics: metrics.site_requests(site.id.as_str()),
+                };
+                (site.host.clone(), entry)
+            })
+            .collect();
+        let unknown_site_metrics = metrics.site_requests("-");
         Self {
             client: UpstreamClient::new(config.timeouts),
             config: Arc::new(config),
             metrics,
             policy,
             sites_by_host,
+            unknown_site_metrics,
             draining: AtomicBool::new(false),
         }
     }
 
     /// The site for a host name (lower-case, without port).
-    pub fn site(&self, host: &str) -> Option<&Arc<Site>> {
+    pub fn site(&self, host: &str) -> Option<&SiteEntry> {
         self.sites_by_host.get(host)
+    }
+
+    /// Request metrics for requests whose host names no site.
+    pub fn unknown_site_metrics(&self) -> &SiteRequestMetrics {
+        &self.unknown_site_metrics
     }
 
     /// Whether `peer` is a configured trusted proxy.
