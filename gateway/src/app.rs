@@ -2,11 +2,13 @@
 //! server and the admin server, sharing one state and one shutdown signal. The binary, the
 //! demo and the integration tests all start gateways through here.
 
-use crate::config::Config;
+use crate::config::{Config, StoreLocation};
 use crate::metrics::Metrics;
 use crate::policy_reload::{self, PolicyHandle, PolicyLoadError};
 use crate::shutdown::Shutdown;
+use crate::sso::{Sso, SsoStartError};
 use crate::state::Gateway;
+use crate::store::{SledStore, Store, StoreError};
 use crate::tls::{self, TlsError};
 use crate::{admin, server};
 use std::net::SocketAddr;
@@ -36,7 +38,16 @@ pub enum StartError {
     /// The policy file is unreadable or invalid.
     #[error(transparent)]
     Policy(#[from] PolicyLoadError),
+    /// The store cannot be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Single sign-on cannot start (secrets, keys).
+    #[error(transparent)]
+    Sso(#[from] SsoStartError),
 }
+
+/// How often expired sessions, logins and tickets are removed from the store.
+const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl Running {
     /// Waits until the gateway has stopped (after the shutdown signal fired and it drained).
@@ -65,10 +76,44 @@ pub fn start(
     let policy = Arc::new(PolicyHandle::new(policy_reload::load(&config)?, &config, metrics.clone()));
     let address = listener.local_addr().unwrap_or(config.server.listen);
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
-    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone()));
+    let sso = match &config.sso {
+        Some(settings) => {
+            let store: Arc<dyn Store> = match &config.store {
+                StoreLocation::Directory(path) => Arc::new(SledStore::open(path)?),
+                StoreLocation::Memory => Arc::new(SledStore::temporary()?),
+            };
+            let sso = Arc::new(Sso::new(&config, settings, store, metrics.clone())?);
+            tokio::spawn(sweep_periodically(sso.clone(), shutdown.wait()));
+            Some(sso)
+        }
+        None => {
+            tracing::warn!("insecure_no_sso: single sign-on is OFF; every request reaches sites anonymously");
+            None
+        }
+    };
+    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso));
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
     let server = tokio::spawn(server::serve(gateway, listener, tls, shutdown.wait()));
     Ok(Running { address, admin_address, shutdown, server, admin })
+}
+
+async fn sweep_periodically(sso: Arc<Sso>, shutdown: impl Future<Output = ()>) {
+    tokio::pin!(shutdown);
+    let mut ticker = tokio::time::interval(SWEEP_INTERVAL);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => return,
+            _ = ticker.tick() => {
+                let sso = sso.clone();
+                match tokio::task::spawn_blocking(move || sso.sweep()).await {
+                    Ok(Ok(removed)) if removed > 0 => tracing::info!(removed, "expired sign-in records removed"),
+                    Ok(Ok(_)) => {}
+                    Ok(Err(error)) => tracing::error!(error = %error, "store sweep failed"),
+                    Err(error) => tracing::error!(error = %error, "store sweep panicked"),
+                }
+            }
+        }
+    }
 }

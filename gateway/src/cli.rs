@@ -39,6 +39,9 @@ enum Command {
         /// Port of the gateway on 127.0.0.1.
         #[arg(long, default_value_t = 8080)]
         port: u16,
+        /// Skip the sign-in page: everyone is this demo user (alice, bob, carol or dave).
+        #[arg(long)]
+        sign_in_as: Option<String>,
     },
 }
 
@@ -57,7 +60,7 @@ impl Cli {
             Command::Policy(PolicyCommand::Explain(args)) => {
                 report(policy_cli::explain(&args).map(|text| print!("{text}")))
             }
-            Command::Demo { port } => report(with_runtime(demo::run(port))),
+            Command::Demo { port, sign_in_as } => report(with_runtime(demo::run(port, sign_in_as))),
         }
     }
 }
@@ -71,11 +74,11 @@ fn check_config(file: &std::path::Path) -> ExitCode {
         }
     };
     let mut failed = false;
-    if let Some(files) = &config.server.tls {
-        if let Err(error) = tls::acceptor(files) {
-            eprintln!("{}: {error}", file.display());
-            failed = true;
-        }
+    if let Some(files) = &config.server.tls
+        && let Err(error) = tls::acceptor(files)
+    {
+        eprintln!("{}: {error}", file.display());
+        failed = true;
     }
     if let Err(error) = policy_reload::load(&config) {
         eprintln!("{error}");

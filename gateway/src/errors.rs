@@ -47,6 +47,21 @@ pub enum ProxyError {
     /// The rewriter failed for another reason; the page is refused.
     #[error("page could not be rewritten")]
     RewriteFailed,
+    /// No valid session or bearer token, on a request that cannot be redirected to login.
+    #[error("not signed in")]
+    Unauthenticated,
+    /// Signed in, but the site's access rules do not admit the user.
+    #[error("not allowed on this site")]
+    Forbidden,
+    /// The sign-in could not be completed (bad state, expired login, provider refusal).
+    #[error("sign-in failed")]
+    LoginFailed,
+    /// The identity provider or the session store is unavailable: nothing is let through.
+    #[error("sign-in unavailable")]
+    SsoUnavailable,
+    /// A state-changing request without a valid CSRF token.
+    #[error("CSRF check failed")]
+    CsrfFailed,
 }
 
 impl ProxyError {
@@ -65,6 +80,11 @@ impl ProxyError {
             Self::UpstreamEncoding => "upstream_encoding",
             Self::RewriteMemory => "rewrite_memory",
             Self::RewriteFailed => "rewrite_failed",
+            Self::Unauthenticated => "unauthenticated",
+            Self::Forbidden => "forbidden",
+            Self::LoginFailed => "login_failed",
+            Self::SsoUnavailable => "sso_unavailable",
+            Self::CsrfFailed => "csrf_failed",
         }
     }
 
@@ -73,6 +93,9 @@ impl ProxyError {
         match self {
             Self::UnknownHost | Self::NotFound => StatusCode::NOT_FOUND,
             Self::BadRequest => StatusCode::BAD_REQUEST,
+            Self::Unauthenticated | Self::LoginFailed => StatusCode::UNAUTHORIZED,
+            Self::Forbidden | Self::CsrfFailed => StatusCode::FORBIDDEN,
+            Self::SsoUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::UpstreamConnectTimeout | Self::UpstreamHeadersTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamRefused
             | Self::UpstreamUnreachable
@@ -155,6 +178,36 @@ impl ProxyError {
             Self::RewriteFailed => (
                 "Page could not be checked",
                 format!("A page from {site} could not be processed by the gateway, so it was not shown."),
+            ),
+            Self::Unauthenticated => (
+                "Sign-in required",
+                "This request needs a signed-in session or a valid bearer token. Open the site in a \
+                 browser to sign in, or send a token from the corporate identity provider."
+                    .into(),
+            ),
+            Self::Forbidden => (
+                "Not allowed",
+                format!(
+                    "Your account is signed in but not allowed to open {site}. Ask its owners for access."
+                ),
+            ),
+            Self::LoginFailed => (
+                "Sign-in failed",
+                "The sign-in could not be completed (it may have expired or been started in another \
+                 browser). Open the site again to start over."
+                    .into(),
+            ),
+            Self::SsoUnavailable => (
+                "Sign-in unavailable",
+                "The corporate sign-in service cannot be reached right now, so nothing can be opened. \
+                 Try again in a minute."
+                    .into(),
+            ),
+            Self::CsrfFailed => (
+                "Request refused",
+                "This form was not sent from a gateway page (missing or wrong security token). Reload the \
+                 page and try again."
+                    .into(),
             ),
         }
     }

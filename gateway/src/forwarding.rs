@@ -79,6 +79,46 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
     }
 }
 
+/// Identity headers the gateway sets; clients may never send them, in any spelling.
+const IDENTITY_HEADERS: [&str; 4] =
+    ["x-forwarded-user", "x-forwarded-email", "x-forwarded-groups", "x-toolgate-assertion"];
+
+/// Removes every client-sent identity header: any case, `_` for `-`, repeated, and anything
+/// in the gateway's own `x-toolgate-` namespace. Frameworks that map `_` to `-` (CGI, WSGI)
+/// must not see a spoofed `X_Forwarded_User` either.
+pub fn strip_identity_headers(headers: &mut HeaderMap) {
+    let spoofed: Vec<HeaderName> = headers
+        .keys()
+        .filter(|name| {
+            let normalized = name.as_str().replace('_', "-");
+            IDENTITY_HEADERS.contains(&normalized.as_str()) || normalized.starts_with("x-toolgate-")
+        })
+        .cloned()
+        .collect();
+    for name in spoofed {
+        headers.remove(name);
+    }
+}
+
+/// Adds the signed-in user's identity for the site (values header-encoded, see
+/// `sso::identity::header_encode`) and the signed assertion.
+pub fn set_identity_headers(
+    headers: &mut HeaderMap,
+    identity: &crate::sso::identity::Identity,
+    assertion: Option<&str>,
+) {
+    use crate::sso::identity::header_encode;
+    insert(headers, "x-forwarded-user", &header_encode(&identity.user));
+    if let Some(email) = &identity.email {
+        insert(headers, "x-forwarded-email", &header_encode(email));
+    }
+    let groups: Vec<String> = identity.groups.iter().map(|group| header_encode(group)).collect();
+    insert(headers, "x-forwarded-groups", &groups.join(","));
+    if let Some(assertion) = assertion {
+        insert(headers, "x-toolgate-assertion", assertion);
+    }
+}
+
 /// The scheme the browser used, as far as the gateway can tell.
 pub fn browser_scheme(headers: &HeaderMap, client: ClientInfo, trusted: bool) -> &'static str {
     if trusted {
@@ -196,6 +236,28 @@ mod tests {
         assert_eq!(headers["x-forwarded-proto"], "https");
         assert_eq!(browser_scheme(&headers, client, true), "https");
         assert_eq!(browser_scheme(&headers, client, false), "http");
+    }
+
+    #[test]
+    fn identity_headers_are_dropped_in_every_spelling() {
+        let mut headers = HeaderMap::new();
+        for name in [
+            "X-Forwarded-User",
+            "x_forwarded_user",
+            "X_FORWARDED_EMAIL",
+            "x-forwarded-groups",
+            "x-toolgate-assertion",
+            "x_toolgate_anything",
+        ] {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).expect("name"),
+                HeaderValue::from_static("admin"),
+            );
+        }
+        headers.append("x-forwarded-user", HeaderValue::from_static("root"));
+        headers.insert("x-kept", HeaderValue::from_static("1"));
+        strip_identity_headers(&mut headers);
+        assert_eq!(headers.len(), 1, "{headers:?}");
     }
 
     #[test]

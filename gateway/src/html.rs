@@ -119,12 +119,11 @@ fn fix_rewritten_headers(headers: &mut HeaderMap) {
     headers.remove("digest");
     headers.remove("repr-digest");
     headers.remove("content-digest");
-    if let Some(etag) = headers.get(header::ETAG).and_then(|value| value.to_str().ok()) {
-        if !etag.starts_with("W/") {
-            if let Ok(weak) = HeaderValue::from_str(&format!("W/{etag}")) {
-                headers.insert(header::ETAG, weak);
-            }
-        }
+    if let Some(etag) = headers.get(header::ETAG).and_then(|value| value.to_str().ok())
+        && !etag.starts_with("W/")
+        && let Ok(weak) = HeaderValue::from_str(&format!("W/{etag}"))
+    {
+        headers.insert(header::ETAG, weak);
     }
     let directives: Vec<String> = headers
         .get_all(header::CACHE_CONTROL)

@@ -31,6 +31,8 @@ pub struct Metrics {
     pub policy_reloads: IntCounterVec,
     /// Rules in the policy in force.
     pub policy_rules: IntGauge,
+    /// Sign-in events by outcome (`login`, `login_failed`, `logout`, `refreshed`, `refresh_failed`).
+    pub sign_ins: IntCounterVec,
 }
 
 impl Metrics {
@@ -74,6 +76,10 @@ impl Metrics {
             &["outcome"],
         );
         let policy_rules = IntGauge::new("toolgate_policy_rules", "Rules in the policy in force.");
+        let sign_ins = IntCounterVec::new(
+            Opts::new("toolgate_sign_in_events_total", "Sign-in events by outcome."),
+            &["outcome"],
+        );
         let metrics = (|| -> prometheus::Result<Self> {
             let requests = requests?;
             let request_duration = request_duration?;
@@ -84,6 +90,7 @@ impl Metrics {
             let active_connections = active_connections?;
             let policy_reloads = policy_reloads?;
             let policy_rules = policy_rules?;
+            let sign_ins = sign_ins?;
             registry.register(Box::new(requests.clone()))?;
             registry.register(Box::new(request_duration.clone()))?;
             registry.register(Box::new(upstream_errors.clone()))?;
@@ -93,6 +100,7 @@ impl Metrics {
             registry.register(Box::new(active_connections.clone()))?;
             registry.register(Box::new(policy_reloads.clone()))?;
             registry.register(Box::new(policy_rules.clone()))?;
+            registry.register(Box::new(sign_ins.clone()))?;
             Ok(Self {
                 registry: registry.clone(),
                 requests,
@@ -104,6 +112,7 @@ impl Metrics {
                 active_connections,
                 policy_reloads,
                 policy_rules,
+                sign_ins,
             })
         })();
         // The names, help texts and label sets above are constants; registration can only fail
@@ -135,12 +144,15 @@ pub enum Route {
     PassThrough,
     /// A protocol upgrade (WebSocket).
     Upgrade,
+    /// A redirect into sign-in.
+    SignIn,
     /// A failure answered by the gateway.
     Error,
 }
 
 impl Route {
-    const ALL: [Route; 5] = [Self::Reserved, Self::Page, Self::PassThrough, Self::Upgrade, Self::Error];
+    const ALL: [Route; 6] =
+        [Self::Reserved, Self::Page, Self::PassThrough, Self::Upgrade, Self::SignIn, Self::Error];
 
     /// The label value.
     pub fn label(self) -> &'static str {
@@ -149,6 +161,7 @@ impl Route {
             Self::Page => "page",
             Self::PassThrough => "pass_through",
             Self::Upgrade => "upgrade",
+            Self::SignIn => "sign_in",
             Self::Error => "error",
         }
     }

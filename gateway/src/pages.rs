@@ -33,6 +33,17 @@ small{{color:#666}}</style></head>\n<body><h1>{title}</h1><p>{detail}</p>\
     )
 }
 
+/// A small complete page; `body_html` must already be escaped by the caller.
+pub fn page(title: &str, body_html: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width\"><title>{title}</title>\
+<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}}\
+button{{font:inherit;padding:.4rem 1rem}}</style></head>\n<body><h1>{title}</h1>{body_html}</body></html>\n",
+        title = escape_html(title),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -145,7 +145,7 @@ mod tests {
 
     fn config_with_policy(path: &Path) -> Config {
         let text = format!(
-            "public_url = \"http://g.test\"\n[server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\n\
+            "public_url = \"http://g.test\"\n[server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\ninsecure_no_sso = true\n\
              [policy]\nfile = \"{}\"\n[sites.tasks]\nhost = \"tasks.test\"\nupstream = \"http://127.0.0.1:1\"\n",
             path.display()
         );

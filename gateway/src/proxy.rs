@@ -9,8 +9,10 @@ use crate::forwarding::{self, ClientInfo};
 use crate::html::{self, PageOrigin};
 use crate::metrics::Route;
 use crate::request_id::RequestId;
+use crate::sso::identity::Identity;
+use crate::sso::{SessionFailure, cookies};
 use crate::state::Gateway;
-use crate::{reserved, websocket};
+use crate::{reserved, sso, websocket};
 use http::header::{self, HeaderValue};
 use http::{Request, Response, Uri, Version};
 use http_body_util::BodyExt;
@@ -37,6 +39,25 @@ pub async fn handle(
     );
     async move {
         let host = request_host(&request);
+        if let (Some(sso), Some(host)) = (&gateway.sso, host.as_deref())
+            && host == gateway.gateway_host
+        {
+            let secure =
+                forwarding::browser_scheme(request.headers(), client, gateway.is_trusted_proxy(client.peer))
+                    == "https";
+            let response = sso::login::gateway_host(sso, &request, secure)
+                .await
+                .unwrap_or_else(|error| failure(error, None, &request_id));
+            let status = response.status();
+            gateway.unknown_site_metrics().record(
+                Route::Reserved,
+                status.as_u16(),
+                started.elapsed().as_secs_f64(),
+            );
+            tracing::Span::current().record("status", status.as_u16());
+            tracing::info!(route = Route::Reserved.label(), "answered");
+            return with_request_id(response, &request_id);
+        }
         let entry = host.as_deref().and_then(|host| gateway.site(host));
         let site = entry.map(|entry| entry.site.clone());
         let site_label = site.as_ref().map_or("-", |site| site.id.as_str());
@@ -51,9 +72,7 @@ pub async fn handle(
                 (failure(error, None, &request_id), Route::Error)
             }
         };
-        if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
-            response.headers_mut().insert("x-request-id", value);
-        }
+        response = with_request_id(response, &request_id);
         let status = response.status();
         let elapsed = started.elapsed();
         let metrics = entry.map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
@@ -76,33 +95,71 @@ async fn forward(
     mut request: Request<Incoming>,
     request_id: &RequestId,
 ) -> Result<(Response<ProxyBody>, Route), ProxyError> {
-    if reserved::is_reserved(request.uri().path()) {
-        return Ok((reserved::respond(&request)?, Route::Reserved));
-    }
-    // Authentication arrives with the SSO issue; it goes here, before anything reaches a site.
-
     let trusted = gateway.is_trusted_proxy(client.peer);
     let browser_host = request_host_header(&request).ok_or(ProxyError::BadRequest)?;
     let origin_scheme = forwarding::browser_scheme(request.headers(), client, trusted);
+    let secure = origin_scheme == "https";
+
+    if reserved::is_reserved(request.uri().path()) {
+        if let Some(sso) = &gateway.sso {
+            request = match sso::login::site_host(sso, request, secure).await {
+                Ok(answer) => return Ok((answer?, Route::Reserved)),
+                Err(request) => request,
+            };
+        }
+        return Ok((reserved::respond(&request)?, Route::Reserved));
+    }
+
+    // Nothing reaches a site without a session (or, with insecure_no_sso, anonymously).
+    let identity = match &gateway.sso {
+        None => None,
+        Some(sso) => match sso.session(request.headers()).await {
+            Ok(session) => Some(session.record.identity),
+            Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
+            Err(SessionFailure::Missing) => {
+                let path = request.uri().path_and_query().map_or("/", |path| path.as_str());
+                let site_url = format!("{origin_scheme}://{browser_host}{path}");
+                let redirect =
+                    sso::login::login_redirect(sso, request.headers(), request.method(), &site_url, secure)?;
+                return Ok((redirect, Route::SignIn));
+            }
+        },
+    };
+    if let (Some(allowed), Some(identity)) = (&site.allow_groups, &identity)
+        && !identity.in_any(allowed)
+    {
+        return Err(ProxyError::Forbidden);
+    }
     let method = request.method().clone();
     let upgrade = websocket::is_upgrade(&request)
         .then(|| request.headers().get(header::UPGRADE).cloned())
         .flatten()
         .map(|value| (value, hyper::upgrade::on(&mut request)));
 
-    let hop = Hop { client, trusted, browser_host: &browser_host, request_id };
+    let assertion = match (&gateway.sso, &identity) {
+        (Some(sso), Some(identity)) => sso.assertion.sign(identity, site.id.as_str(), sso::oidc::unix_now()),
+        _ => None,
+    };
+    let hop = Hop {
+        client,
+        trusted,
+        browser_host: &browser_host,
+        request_id,
+        identity: identity.as_ref(),
+        assertion: assertion.as_deref(),
+    };
     let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
     let upstream_request = upstream_request(gateway, site, &hop, request, upgrade_value)?;
     let mut response = gateway.client.send(upstream_request).await.inspect_err(|error| {
         gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
     })?;
 
-    if let Some((value, client_upgrade)) = upgrade {
-        if response.status() == http::StatusCode::SWITCHING_PROTOCOLS {
-            forwarding::strip_hop_by_hop(response.headers_mut());
-            websocket::restore_upgrade_headers(response.headers_mut(), value);
-            return Ok((websocket::tunnel(client_upgrade, response, site.id.to_string()), Route::Upgrade));
-        }
+    if let Some((value, client_upgrade)) = upgrade
+        && response.status() == http::StatusCode::SWITCHING_PROTOCOLS
+    {
+        forwarding::strip_hop_by_hop(response.headers_mut());
+        websocket::restore_upgrade_headers(response.headers_mut(), value);
+        return Ok((websocket::tunnel(client_upgrade, response, site.id.to_string()), Route::Upgrade));
     }
     forwarding::strip_hop_by_hop(response.headers_mut());
     if html::is_page(&method, &response) {
@@ -124,6 +181,8 @@ struct Hop<'a> {
     trusted: bool,
     browser_host: &'a str,
     request_id: &'a RequestId,
+    identity: Option<&'a Identity>,
+    assertion: Option<&'a str>,
 }
 
 /// Builds the request the upstream sees: its own URI, HTTP/1.1, hop-by-hop headers gone,
@@ -135,7 +194,7 @@ fn upstream_request(
     request: Request<Incoming>,
     upgrade: Option<HeaderValue>,
 ) -> Result<Request<ProxyBody>, ProxyError> {
-    let Hop { client, trusted, browser_host, request_id } = *hop;
+    let Hop { client, trusted, browser_host, request_id, identity, assertion } = *hop;
     let (mut parts, body) = request.into_parts();
     let path_and_query = parts.uri.path_and_query().map_or("/", |value| value.as_str());
     parts.uri = Uri::builder()
@@ -154,6 +213,12 @@ fn upstream_request(
         headers.insert(header::HOST, host);
     }
     forwarding::set_forwarded(headers, client, trusted, browser_host);
+    // Sites learn who the user is from the gateway only, and never see the gateway's cookies.
+    forwarding::strip_identity_headers(headers);
+    cookies::strip_gateway_cookies(headers);
+    if let Some(identity) = identity {
+        forwarding::set_identity_headers(headers, identity, assertion);
+    }
     forwarding::restrict_accept_encoding(headers);
     if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
         headers.insert("x-request-id", value);
@@ -172,6 +237,13 @@ fn failure(error: ProxyError, site: Option<&Arc<Site>>, request_id: &RequestId) 
         tracing::debug!(reason = error.reason(), "request refused");
     }
     error_response(error, site.map(|site| &site.id), request_id.as_str())
+}
+
+fn with_request_id(mut response: Response<ProxyBody>, request_id: &RequestId) -> Response<ProxyBody> {
+    if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    response
 }
 
 /// The host the request is for: the URI authority (HTTP/2, absolute-form) or the `Host`

@@ -4,6 +4,7 @@
 use crate::config::{Config, Site};
 use crate::metrics::{Metrics, SiteRequestMetrics};
 use crate::policy_reload::PolicyHandle;
+use crate::sso::Sso;
 use crate::upstream::UpstreamClient;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -20,6 +21,10 @@ pub struct Gateway {
     pub metrics: Metrics,
     /// The policy in force (consulted by the filtering and agent issues).
     pub policy: Arc<PolicyHandle>,
+    /// Single sign-on; `None` only with `insecure_no_sso` (development).
+    pub sso: Option<Arc<Sso>>,
+    /// The gateway's own host (from `public_url`), where sign-in lives.
+    pub gateway_host: String,
     sites_by_host: HashMap<String, SiteEntry>,
     unknown_site_metrics: SiteRequestMetrics,
     draining: AtomicBool,
@@ -35,7 +40,7 @@ pub struct SiteEntry {
 
 impl Gateway {
     /// Builds the state for `config`, enforcing `policy`.
-    pub fn new(config: Config, metrics: Metrics, policy: Arc<PolicyHandle>) -> Self {
+    pub fn new(config: Config, metrics: Metrics, policy: Arc<PolicyHandle>, sso: Option<Arc<Sso>>) -> Self {
         let sites_by_host = config
             .sites
             .iter()
@@ -50,6 +55,8 @@ impl Gateway {
         let unknown_site_metrics = metrics.site_requests("-");
         Self {
             client: UpstreamClient::new(config.timeouts),
+            gateway_host: config.gateway_host(),
+            sso,
             config: Arc::new(config),
             metrics,
             policy,

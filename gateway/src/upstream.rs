@@ -30,16 +30,8 @@ impl UpstreamClient {
         http.set_nodelay(true);
         http.set_connect_timeout(Some(timeouts.upstream_connect));
         http.set_keepalive(Some(Duration::from_secs(60)));
-        let tls = rustls::ClientConfig::builder_with_provider(crypto_provider())
-            .with_safe_default_protocol_versions()
-            .map(|builder| builder.with_root_certificates(system_roots()).with_no_client_auth());
-        let tls = match tls {
-            Ok(config) => config,
-            // The default provider always supports the default protocol versions.
-            Err(error) => unreachable!("aws-lc-rs supports TLS 1.2 and 1.3: {error}"),
-        };
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
+            .with_tls_config(client_tls_config())
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);
@@ -67,6 +59,18 @@ impl UpstreamClient {
 pub fn idle_body(body: Incoming, idle: Duration) -> ProxyBody {
     use http_body_util::BodyExt;
     IdleTimeout::new(body, idle).boxed_unsync()
+}
+
+/// TLS settings for outgoing connections (sites and the identity provider): the system's roots.
+pub fn client_tls_config() -> rustls::ClientConfig {
+    let tls = rustls::ClientConfig::builder_with_provider(crypto_provider())
+        .with_safe_default_protocol_versions()
+        .map(|builder| builder.with_root_certificates(system_roots()).with_no_client_auth());
+    match tls {
+        Ok(config) => config,
+        // The default provider always supports the default protocol versions.
+        Err(error) => unreachable!("aws-lc-rs supports TLS 1.2 and 1.3: {error}"),
+    }
 }
 
 /// The one crypto provider of the whole binary (aws-lc-rs), shared with the TLS listener.

@@ -141,12 +141,12 @@ fn mixed_text() -> String {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        if state % 40 == 0 {
+        if state.is_multiple_of(40) {
             text.push_str(findings[(state / 40 % findings.len() as u64) as usize]);
         } else {
             text.push_str(words[(state % words.len() as u64) as usize]);
         }
-        text.push(if state % 13 == 0 { '\n' } else { ' ' });
+        text.push(if state.is_multiple_of(13) { '\n' } else { ' ' });
     }
     text
 }

@@ -6,10 +6,13 @@
 
 mod problem;
 mod raw;
+mod sso;
 mod values;
 
 pub use problem::{ConfigError, Problem};
+pub use sso::{ClaimNames, SsoConfig};
 
+use crate::secrets::SecretRef;
 use http::uri::{Authority, Scheme};
 use ipnet::IpNet;
 use problem::LineIndex;
@@ -29,16 +32,27 @@ pub struct Config {
     pub public_url: http::Uri,
     /// Listeners, TLS and logging.
     pub server: ServerConfig,
-    /// Directory of the embedded store (sessions, approvals, audit: filled by later issues).
-    pub store_path: PathBuf,
+    /// Where the embedded store keeps sessions (and, from later issues, approvals and audit).
+    pub store: StoreLocation,
     /// The policy file; without one, the built-in policy denies every tool and context.
     pub policy_file: Option<PathBuf>,
+    /// Single sign-on; `None` only when `server.insecure_no_sso` says so (development).
+    pub sso: Option<SsoConfig>,
     /// Timeouts for clients and upstreams.
     pub timeouts: Timeouts,
     /// Size limits.
     pub limits: Limits,
     /// The internal sites, in id order.
     pub sites: Vec<Site>,
+}
+
+/// Where the embedded store lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// A directory on disk.
+    Directory(PathBuf),
+    /// In memory, gone at exit (`path = ":memory:"`; development and tests).
+    Memory,
 }
 
 /// `[server]`.
@@ -111,6 +125,8 @@ pub struct Site {
     pub upstream: Upstream,
     /// Send the user's `Host` to the upstream instead of the upstream's own authority.
     pub preserve_host: bool,
+    /// Groups allowed to open the site at all; `None` means every signed-in user.
+    pub allow_groups: Option<Vec<String>>,
 }
 
 /// An upstream origin: scheme and authority, no path.
@@ -147,7 +163,9 @@ impl Config {
                 *path = directory.join(&*path);
             }
         };
-        resolve(&mut self.store_path);
+        if let StoreLocation::Directory(path) = &mut self.store {
+            resolve(path);
+        }
         if let Some(file) = &mut self.policy_file {
             resolve(file);
         }
@@ -155,6 +173,17 @@ impl Config {
             resolve(&mut tls.cert);
             resolve(&mut tls.key);
         }
+        if let Some(sso) = &mut self.sso {
+            sso.client_secret.resolve_relative_to(directory);
+            for key in sso.session_keys.iter_mut().chain(sso.assertion_keys.iter_mut()) {
+                key.resolve_relative_to(directory);
+            }
+        }
+    }
+
+    /// The host the gateway answers for itself (login callback), from `public_url`.
+    pub fn gateway_host(&self) -> String {
+        self.public_url.host().unwrap_or_default().to_ascii_lowercase()
     }
 
     /// Parses configuration text; `file` names it in problems.
@@ -225,9 +254,12 @@ impl Checker<'_> {
             None => Some(LogFormat::Pretty),
             Some(value) => self.check(value, "server.log_format", values::log_format),
         };
-        let store_path = match &raw.store {
-            Some(store) => self.check(&store.path, "store.path", values::absolute_or_relative_path),
-            None => Some(PathBuf::from("toolgate-data")),
+        let store = match &raw.store {
+            Some(store) if store.path.get_ref() == ":memory:" => Some(StoreLocation::Memory),
+            Some(store) => self
+                .check(&store.path, "store.path", values::absolute_or_relative_path)
+                .map(StoreLocation::Directory),
+            None => Some(StoreLocation::Directory(PathBuf::from("toolgate-data"))),
         };
         let policy_file = match &raw.policy {
             Some(policy) => {
@@ -235,9 +267,41 @@ impl Checker<'_> {
             }
             None => Some(None),
         };
+        let sso = match (&raw.sso, raw.server.insecure_no_sso) {
+            (Some(sso), false) => self.sso(sso).map(Some),
+            (None, true) => Some(None),
+            (Some(_), true) => {
+                self.problems.push(Problem {
+                    line: None,
+                    key: "server.insecure_no_sso".into(),
+                    message: "cannot be combined with an [sso] section".into(),
+                });
+                None
+            }
+            (None, false) => {
+                self.problems.push(Problem {
+                    line: None,
+                    key: "sso".into(),
+                    message: "every user must sign in: add an [sso] section (or, for development only, \
+                              `insecure_no_sso = true` under [server])"
+                        .into(),
+                });
+                None
+            }
+        };
         let timeouts = self.timeouts(&raw.timeouts);
         let limits = self.limits(&raw.limits);
         let sites = self.sites(&raw);
+        if let Some(url) = &public_url {
+            let gateway_host = url.host().unwrap_or_default().to_ascii_lowercase();
+            if sites.iter().any(|site| site.host == gateway_host) {
+                self.problem(
+                    &raw.public_url,
+                    "public_url",
+                    "the gateway's own host must not be a site's host (sign-in lives there)",
+                );
+            }
+        }
         if listen.is_some() && listen == admin_listen && listen.is_some_and(|a| a.port() != 0) {
             self.problem(&raw.server.admin_listen, "server.admin_listen", "must differ from server.listen");
         }
@@ -250,11 +314,88 @@ impl Checker<'_> {
                 trusted_proxies,
                 log_format: log_format?,
             },
-            store_path: store_path?,
+            store: store?,
             policy_file: policy_file?,
+            sso: sso?,
             timeouts: timeouts?,
             limits: limits?,
             sites,
+        })
+    }
+
+    fn sso(&mut self, raw: &raw::RawSso) -> Option<SsoConfig> {
+        let issuer = self.check(&raw.issuer, "sso.issuer", sso::issuer);
+        let client_id = self.check(&raw.client_id, "sso.client_id", |text| {
+            if text.is_empty() { Err("must not be empty".to_owned()) } else { Ok(text.to_owned()) }
+        });
+        let client_secret = self.check(&raw.client_secret, "sso.client_secret", SecretRef::parse);
+        let list = |values: &Option<Vec<Spanned<String>>>| {
+            values
+                .as_ref()
+                .map(|values| values.iter().map(|value| value.get_ref().clone()).collect::<Vec<_>>())
+        };
+        let mut scopes =
+            list(&raw.scopes).unwrap_or_else(|| vec!["openid".into(), "email".into(), "profile".into()]);
+        if !scopes.iter().any(|scope| scope == "openid") {
+            scopes.insert(0, "openid".into());
+        }
+        let algorithms = match &raw.algorithms {
+            None => vec![jsonwebtoken::Algorithm::RS256, jsonwebtoken::Algorithm::ES256],
+            Some(values) => values
+                .iter()
+                .enumerate()
+                .filter_map(|(index, value)| {
+                    self.check(value, &format!("sso.algorithms[{index}]"), sso::algorithm)
+                })
+                .collect(),
+        };
+        if algorithms.is_empty() {
+            self.problem(&raw.issuer, "sso.algorithms", "at least one algorithm must be accepted");
+        }
+        let mut claims = ClaimNames::default();
+        for (value, key, target) in [
+            (&raw.claims.user, "user", &mut claims.user),
+            (&raw.claims.email, "email", &mut claims.email),
+            (&raw.claims.groups, "groups", &mut claims.groups),
+        ] {
+            if let Some(value) = value
+                && let Some(name) = self.check(value, &format!("sso.claims.{key}"), sso::claim_name)
+            {
+                *target = name;
+            }
+        }
+        let session_lifetime = match &raw.session_lifetime {
+            None => Some(Duration::from_secs(12 * 3600)),
+            Some(value) => self.check(value, "sso.session_lifetime", sso::lifetime),
+        };
+        let key_refetch_interval = match &raw.key_refetch_interval {
+            None => Some(Duration::from_secs(30)),
+            Some(value) => self.check(value, "sso.key_refetch_interval", sso::lifetime),
+        };
+        let mut keys = |values: &Vec<Spanned<String>>, key: &str| -> Vec<SecretRef> {
+            values
+                .iter()
+                .enumerate()
+                .filter_map(|(index, value)| {
+                    self.check(value, &format!("sso.{key}[{index}]"), SecretRef::parse)
+                })
+                .collect()
+        };
+        let session_keys = keys(&raw.session_keys, "session_keys");
+        let assertion_keys = keys(&raw.assertion_keys, "assertion_keys");
+        let client_id = client_id?;
+        Some(SsoConfig {
+            issuer: issuer?,
+            audiences: list(&raw.audiences).unwrap_or_else(|| vec![client_id.clone()]),
+            client_id,
+            client_secret: client_secret?,
+            scopes,
+            algorithms,
+            claims,
+            session_lifetime: session_lifetime?,
+            key_refetch_interval: key_refetch_interval?,
+            session_keys,
+            assertion_keys,
         })
     }
 
@@ -301,17 +442,22 @@ impl Checker<'_> {
             }
             let host = self.check(&site.host, &format!("{key}.host"), values::host_name);
             let upstream = self.check(&site.upstream, &format!("{key}.upstream"), values::upstream);
-            if let Some(host) = &host {
-                if sites.iter().any(|other| &other.host == host) {
-                    self.problem(&site.host, &format!("{key}.host"), "another site already uses this host");
-                }
+            if let Some(host) = &host
+                && sites.iter().any(|other| &other.host == host)
+            {
+                self.problem(&site.host, &format!("{key}.host"), "another site already uses this host");
             }
+            let allow_groups = site
+                .allow_groups
+                .as_ref()
+                .map(|groups| groups.iter().map(|group| group.get_ref().clone()).collect::<Vec<_>>());
             if let (Some(host), Some(upstream)) = (host, upstream) {
                 sites.push(Site {
                     id: SiteId::new(id.get_ref().clone()),
                     host,
                     upstream,
                     preserve_host: site.preserve_host,
+                    allow_groups,
                 });
             }
         }

@@ -16,6 +16,8 @@ pub struct RawConfig {
     #[serde(default)]
     pub store: Option<RawStore>,
     #[serde(default)]
+    pub sso: Option<RawSso>,
+    #[serde(default)]
     pub policy: Option<RawPolicy>,
     #[serde(default)]
     pub timeouts: RawTimeouts,
@@ -37,6 +39,9 @@ pub struct RawServer {
     pub trusted_proxies: Vec<Spanned<String>>,
     #[serde(default)]
     pub log_format: Option<Spanned<String>>,
+    /// Development only: serve without single sign-on (every user is anonymous).
+    #[serde(default)]
+    pub insecure_no_sso: bool,
 }
 
 /// `[server.tls]`: certificate chain and private key, PEM files.
@@ -52,6 +57,40 @@ pub struct RawTls {
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
     pub path: Spanned<String>,
+}
+
+/// `[sso]`: the corporate identity provider (OpenID Connect).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSso {
+    pub issuer: Spanned<String>,
+    pub client_id: Spanned<String>,
+    pub client_secret: Spanned<String>,
+    #[serde(default)]
+    pub scopes: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub algorithms: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub audiences: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub claims: RawClaims,
+    #[serde(default)]
+    pub session_lifetime: Option<Spanned<String>>,
+    #[serde(default)]
+    pub key_refetch_interval: Option<Spanned<String>>,
+    #[serde(default)]
+    pub session_keys: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub assertion_keys: Vec<Spanned<String>>,
+}
+
+/// `[sso.claims]`: which token claims carry the user id, email and groups.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawClaims {
+    pub user: Option<Spanned<String>>,
+    pub email: Option<Spanned<String>>,
+    pub groups: Option<Spanned<String>>,
 }
 
 /// `[policy]`: the policy document the gateway enforces.
@@ -89,4 +128,7 @@ pub struct RawSite {
     pub upstream: Spanned<String>,
     #[serde(default)]
     pub preserve_host: bool,
+    /// Groups allowed to open the site at all; absent means every signed-in user.
+    #[serde(default)]
+    pub allow_groups: Option<Vec<Spanned<String>>>,
 }

@@ -10,6 +10,7 @@ listen = "127.0.0.1:8080"
 admin_listen = "127.0.0.1:9090"
 trusted_proxies = ["10.0.0.0/8", "192.168.1.1"]
 log_format = "json"
+insecure_no_sso = true
 
 [timeouts]
 header_read = "5s"
@@ -43,7 +44,7 @@ fn unknown_key_names_line_and_key() {
     let error = Config::parse(&text, "bad.toml").expect_err("unknown key");
     assert_eq!(error.problems.len(), 1);
     let problem = &error.problems[0];
-    assert_eq!(problem.line, Some(19));
+    assert_eq!(problem.line, Some(20));
     assert!(problem.key.contains("sites"), "{problem}");
     assert!(problem.message.contains("unknown field `upstreams`"), "{problem}");
 }
@@ -60,8 +61,8 @@ fn every_semantic_problem_is_reported() {
     assert_eq!(error.problems.len(), 4, "{rendered}");
     assert!(rendered.contains("bad.toml: line 5: server.listen:"), "{rendered}");
     assert!(rendered.contains("line 7: server.trusted_proxies[0]:"), "{rendered}");
-    assert!(rendered.contains("line 11: timeouts.header_read:"), "{rendered}");
-    assert!(rendered.contains("line 19: sites.tasks.upstream: must start with http"), "{rendered}");
+    assert!(rendered.contains("line 12: timeouts.header_read:"), "{rendered}");
+    assert!(rendered.contains("line 20: sites.tasks.upstream: must start with http"), "{rendered}");
 }
 
 #[test]

@@ -3,27 +3,38 @@
 //! then prints the URLs to open. Ctrl-C stops everything cleanly.
 
 pub mod apps;
+pub mod idp;
 
 use crate::config::Config;
+use crate::secrets::SecretRef;
 use crate::shutdown::Shutdown;
 use crate::{app, telemetry};
 use anyhow::Context as _;
 use apps::{DemoApp, ExpenseForm, TaskBoard};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
 /// Runs the demo until Ctrl-C or SIGTERM.
-pub async fn run(port: u16) -> anyhow::Result<()> {
+pub async fn run(port: u16, sign_in_as: Option<String>) -> anyhow::Result<()> {
     telemetry::init(crate::config::LogFormat::Pretty);
     let shutdown = Shutdown::new();
     shutdown.on_process_signals();
-    let demo = start(port, shutdown).await?;
+    let demo = start(port, sign_in_as.clone(), shutdown).await?;
     let port = demo.port;
     println!("Toolgate demo: everything runs on this machine, on loopback.\n");
     println!("  Task board (VOIX tools):   http://tasks.localhost:{port}/");
     println!("  Expense form (legacy app): http://expenses.localhost:{port}/");
+    println!("  Sign-in provider:          {} (development only)", demo.identity_provider);
     println!("  Metrics:                   http://{}/metrics\n", demo.gateway.admin_address);
+    match sign_in_as {
+        Some(user) => println!("Everyone is signed in as {user} (--sign-in-as)."),
+        None => println!(
+            "Sign in as one of the demo users: alice (engineering), bob (finance approver), carol (HR), dave (no groups)."
+        ),
+    }
     println!("Open a URL in a browser (*.localhost resolves to this machine). Ctrl-C stops the demo.");
     demo.gateway.stopped().await;
     Ok(())
@@ -35,10 +46,13 @@ pub struct Demo {
     pub port: u16,
     /// The gateway in front of the apps.
     pub gateway: app::Running,
+    /// The development sign-in provider's issuer URL.
+    pub identity_provider: String,
 }
 
-/// Starts the demo apps and the gateway on loopback (`port` 0 picks a free port).
-pub async fn start(port: u16, shutdown: Shutdown) -> anyhow::Result<Demo> {
+/// Starts the demo apps, the development sign-in provider and the gateway on loopback (`port`
+/// 0 picks a free port). With `sign_in_as`, the provider signs everyone in as that demo user.
+pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) -> anyhow::Result<Demo> {
     let tasks = start_app(Arc::new(TaskBoard::with_examples()), &shutdown).await?;
     let expenses = start_app(Arc::new(ExpenseForm::default()), &shutdown).await?;
     let listener = TcpListener::bind(("127.0.0.1", port))
@@ -46,13 +60,34 @@ pub async fn start(port: u16, shutdown: Shutdown) -> anyhow::Result<Demo> {
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}; pick another port with --port"))?;
     let port = listener.local_addr()?.port();
     let admin_listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-    let config = Config::parse(&config_text(port, tasks, expenses), "<demo configuration>")?;
+
+    let client_secret = URL_SAFE_NO_PAD.encode(crate::sso::keys::random_bytes::<24>());
+    let client = idp::DevClient {
+        client_id: DEMO_CLIENT_ID.into(),
+        client_secret: client_secret.clone(),
+        redirect_uris: vec![format!("http://localhost:{port}/.toolgate/callback")],
+    };
+    let options = idp::DevIdpOptions { auto_sign_in: sign_in_as, ..idp::DevIdpOptions::default() };
+    let idp_listener =
+        TcpListener::bind(("127.0.0.1", 0)).await.context("cannot start the demo sign-in provider")?;
+    let provider = idp::start_with(idp_listener, client, options, shutdown.wait())?;
+
+    let mut config =
+        Config::parse(&config_text(port, tasks, expenses, &provider.issuer), "<demo configuration>")?;
+    if let Some(sso) = &mut config.sso {
+        // The demo made this secret itself; a real deployment reads it from a file or the
+        // environment.
+        sso.client_secret = SecretRef::Generated(client_secret);
+    }
     let gateway = app::start(config, listener, admin_listener, shutdown)?;
-    Ok(Demo { port, gateway })
+    Ok(Demo { port, gateway, identity_provider: provider.issuer })
 }
 
+/// The demo's OIDC client id at its development provider.
+const DEMO_CLIENT_ID: &str = "toolgate-demo";
+
 /// The demo's configuration, written as a file would be so it goes through the same checks.
-pub fn config_text(port: u16, tasks: SocketAddr, expenses: SocketAddr) -> String {
+pub fn config_text(port: u16, tasks: SocketAddr, expenses: SocketAddr, issuer: &str) -> String {
     format!(
         r#"public_url = "http://localhost:{port}"
 
@@ -60,6 +95,15 @@ pub fn config_text(port: u16, tasks: SocketAddr, expenses: SocketAddr) -> String
 listen = "127.0.0.1:{port}"
 admin_listen = "127.0.0.1:0"
 log_format = "pretty"
+
+[sso]
+issuer = "{issuer}"
+client_id = "{DEMO_CLIENT_ID}"
+client_secret = "env:TOOLGATE_DEMO_CLIENT_SECRET"
+algorithms = ["ES256"]
+
+[store]
+path = ":memory:"
 
 [sites.tasks]
 host = "tasks.localhost"

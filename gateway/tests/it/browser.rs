@@ -73,7 +73,7 @@ fn assert_runtime_ran_without_violations(visit: &Visit, page_marker: &str, url: 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn demo_pages_run_the_runtime_with_zero_csp_violations() {
-    let demo = gateway::demo::start(0, Shutdown::new()).await.expect("demo starts");
+    let demo = gateway::demo::start(0, Some("alice".into()), Shutdown::new()).await.expect("demo starts");
     for (app, marker) in [("tasks", "data-app-ready=\"tasks\""), ("expenses", "data-app-ready=\"expenses\"")]
     {
         let url = format!("http://{app}.localhost:{}/", demo.port);

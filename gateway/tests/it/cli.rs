@@ -40,7 +40,7 @@ fn bad_config_lists_every_problem_and_fails() {
     let path = directory.path().join("bad.toml");
     std::fs::write(
         &path,
-        "public_url = \"gateway\"\n[server]\nlisten = \"nowhere\"\nadmin_listen = \"127.0.0.1:9090\"\n\
+        "public_url = \"gateway\"\n[server]\nlisten = \"nowhere\"\nadmin_listen = \"127.0.0.1:9090\"\ninsecure_no_sso = true\n\
          [timeouts]\nbody_idle = \"forever\"\n[sites.app]\nhost = \"app.example\"\nupstream = \"http://10.0.0.1:80/app\"\n",
     )
     .expect("write");
@@ -49,8 +49,8 @@ fn bad_config_lists_every_problem_and_fails() {
     let expected = [
         "bad.toml: line 1: public_url: must be an absolute http:// or https:// URL",
         "bad.toml: line 3: server.listen: `nowhere` is not an address",
-        "bad.toml: line 6: timeouts.body_idle: `forever` is not a duration",
-        "bad.toml: line 9: sites.app.upstream: must be an origin without path or query",
+        "bad.toml: line 7: timeouts.body_idle: `forever` is not a duration",
+        "bad.toml: line 10: sites.app.upstream: must be an origin without path or query",
     ];
     for line in expected {
         assert!(stderr.contains(line), "missing {line:?} in:\n{stderr}");
@@ -62,10 +62,10 @@ fn bad_config_lists_every_problem_and_fails() {
 fn unknown_key_is_reported_with_line_and_key() {
     let directory = tempfile::tempdir().expect("temp dir");
     let path = directory.path().join("typo.toml");
-    std::fs::write(&path, "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\nlog_fromat = \"json\"\n").expect("write");
+    std::fs::write(&path, "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\ninsecure_no_sso = true\nlog_fromat = \"json\"\n").expect("write");
     let (ok, _, stderr) = check_config(&path);
     assert!(!ok);
-    assert!(stderr.contains("line 5: server.log_fromat: unknown field `log_fromat`"), "{stderr}");
+    assert!(stderr.contains("line 6: server.log_fromat: unknown field `log_fromat`"), "{stderr}");
 }
 
 #[test]
@@ -74,7 +74,7 @@ fn missing_tls_files_are_reported() {
     let path = directory.path().join("tls.toml");
     std::fs::write(
         &path,
-        "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\n\
+        "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\ninsecure_no_sso = true\n\
          [server.tls]\ncert = \"/nonexistent/cert.pem\"\nkey = \"/nonexistent/key.pem\"\n[sites.a]\nhost = \"a.example\"\nupstream = \"http://127.0.0.1:3\"\n",
     )
     .expect("write");

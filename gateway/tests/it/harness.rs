@@ -111,7 +111,7 @@ pub fn channel_body() -> (mpsc::Sender<Bytes>, ProxyBody) {
 pub fn config_text(sites: &[(&str, SocketAddr)], extra: &str) -> String {
     let mut text = String::from(
         "public_url = \"http://gateway.test\"\n\
-         [server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\n",
+         [server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\ninsecure_no_sso = true\n",
     );
     text.push_str(extra);
     text.push('\n');

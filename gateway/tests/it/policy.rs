@@ -91,7 +91,7 @@ fn check_config_reports_policy_problems_with_file_line_and_key() {
         "[[rule]]\nid = \"r\"\nsites = [\"payroll\"]\ntools.allow = [\"ok\"]\n",
     )
     .expect("write");
-    let config = "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\n\
+    let config = "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\ninsecure_no_sso = true\n\
                   [policy]\nfile = \"policy.toml\"\n[sites.tasks]\nhost = \"t.example\"\nupstream = \"http://127.0.0.1:3\"\n";
     let path = directory.path().join("toolgate.toml");
     std::fs::write(&path, config).expect("write");

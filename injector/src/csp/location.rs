@@ -44,10 +44,10 @@ impl ScriptLocation {
             // `*` covers every network scheme, and the runtime URL is always http(s).
             return true;
         }
-        if let Some(scheme) = expression.strip_suffix(':') {
-            if !scheme.contains([':', '/']) {
-                return self.scheme_matches(scheme);
-            }
+        if let Some(scheme) = expression.strip_suffix(':')
+            && !scheme.contains([':', '/'])
+        {
+            return self.scheme_matches(scheme);
         }
         self.matches_host_source(expression)
     }

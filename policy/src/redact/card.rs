@@ -35,7 +35,7 @@ fn luhn(text: &str) -> bool {
         }
         sum += digit;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 #[cfg(test)]

@@ -1,0 +1,100 @@
+//! The typed `[sso]` section: the identity provider, the client, pinned algorithms, claim
+//! names, session lifetime and the key rings for session cookies and upstream assertions.
+
+use super::values;
+use crate::secrets::SecretRef;
+use jsonwebtoken::Algorithm;
+use std::time::Duration;
+
+/// Single sign-on settings.
+#[derive(Debug, Clone)]
+pub struct SsoConfig {
+    /// The issuer URL; discovery is fetched from `{issuer}/.well-known/openid-configuration`.
+    pub issuer: String,
+    /// The gateway's client id at the provider.
+    pub client_id: String,
+    /// The client secret, read from the environment or a file at start-up.
+    pub client_secret: SecretRef,
+    /// Scopes requested at login (always including `openid`).
+    pub scopes: Vec<String>,
+    /// The only signature algorithms accepted on ID tokens and bearer tokens.
+    pub algorithms: Vec<Algorithm>,
+    /// Audiences accepted on bearer tokens (default: the client id).
+    pub audiences: Vec<String>,
+    /// Claim names for the user id, email and groups.
+    pub claims: ClaimNames,
+    /// The longest a session lives, whatever the tokens say.
+    pub session_lifetime: Duration,
+    /// A token naming an unknown key refetches the provider's keys at most this often.
+    pub key_refetch_interval: Duration,
+    /// Session cookie keys, current first; older keys still open cookies (rotation overlap).
+    /// Empty: a random key per process (sessions do not survive a restart).
+    pub session_keys: Vec<SecretRef>,
+    /// Upstream assertion signing keys (PKCS#8 PEM, P-256), current first; all are published.
+    /// Empty: a random key per process.
+    pub assertion_keys: Vec<SecretRef>,
+}
+
+/// Which claims carry the identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimNames {
+    /// The stable user id (default `sub`).
+    pub user: String,
+    /// The email address (default `email`).
+    pub email: String,
+    /// The list of groups (default `groups`).
+    pub groups: String,
+}
+
+impl Default for ClaimNames {
+    fn default() -> Self {
+        Self { user: "sub".into(), email: "email".into(), groups: "groups".into() }
+    }
+}
+
+pub(super) fn algorithm(text: &str) -> Result<Algorithm, String> {
+    // Only asymmetric algorithms: a shared secret would let anyone holding it mint tokens, and
+    // accepting HS* next to RS* is the classic key-confusion hole.
+    match text {
+        "RS256" => Ok(Algorithm::RS256),
+        "RS384" => Ok(Algorithm::RS384),
+        "RS512" => Ok(Algorithm::RS512),
+        "PS256" => Ok(Algorithm::PS256),
+        "PS384" => Ok(Algorithm::PS384),
+        "PS512" => Ok(Algorithm::PS512),
+        "ES256" => Ok(Algorithm::ES256),
+        "ES384" => Ok(Algorithm::ES384),
+        "EdDSA" => Ok(Algorithm::EdDSA),
+        other => Err(format!(
+            "`{other}` is not an accepted signature algorithm (RS256/384/512, PS256/384/512, ES256/384, EdDSA)"
+        )),
+    }
+}
+
+pub(super) fn issuer(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|_| format!("`{text}` is not a URL"))?;
+    let loopback = url.host_str().is_some_and(|host| {
+        host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    });
+    match url.scheme() {
+        "https" => {}
+        // Plain HTTP only for a provider on this machine (development and tests).
+        "http" if loopback => {}
+        _ => return Err("must be an https:// URL (http:// only on loopback)".into()),
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("must not have a query or fragment".into());
+    }
+    Ok(text.trim_end_matches('/').to_owned())
+}
+
+pub(super) fn claim_name(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.len() > 128 || text.chars().any(char::is_control) {
+        return Err("must be a claim name".into());
+    }
+    Ok(text.to_owned())
+}
+
+pub(super) fn lifetime(text: &str) -> Result<Duration, String> {
+    values::duration(text)
+}

@@ -1,0 +1,115 @@
+//! The gateway's cookies: names (with the `__Host-` prefix and `Secure` when the browser uses
+//! HTTPS), `Set-Cookie` values, reading them from requests, and removing them from requests
+//! that go to sites (a site must never see a gateway cookie).
+
+use http::HeaderMap;
+use http::header::{self, HeaderValue};
+
+/// Which gateway cookie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CookieKind {
+    /// Points to the server-side session.
+    Session,
+    /// Binds a login in progress to the browser that started it (gateway host).
+    Login,
+    /// Binds a handoff ticket to the browser that asked to sign in (site host).
+    Pending,
+}
+
+impl CookieKind {
+    const ALL: [CookieKind; 3] = [Self::Session, Self::Login, Self::Pending];
+
+    fn base_name(self) -> &'static str {
+        match self {
+            Self::Session => "toolgate",
+            Self::Login => "toolgate-login",
+            Self::Pending => "toolgate-pending",
+        }
+    }
+
+    /// The cookie's name: `__Host-` prefixed over HTTPS (the browser then guarantees Secure,
+    /// Path=/ and no Domain), plain over HTTP (development).
+    pub fn name(self, secure: bool) -> String {
+        if secure { format!("__Host-{}", self.base_name()) } else { self.base_name().to_owned() }
+    }
+
+    /// The purpose string values of this cookie are sealed for.
+    pub fn purpose(self) -> &'static str {
+        self.base_name()
+    }
+}
+
+/// A `Set-Cookie` value; `max_age` zero deletes the cookie.
+pub fn set_cookie(kind: CookieKind, secure: bool, value: &str, max_age_seconds: u64) -> Option<HeaderValue> {
+    let secure_attribute = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_seconds}{secure_attribute}",
+        kind.name(secure)
+    ))
+    .ok()
+}
+
+/// The value of a gateway cookie in a request (either spelling of its name is read, so a
+/// deployment moving behind TLS does not strand sessions).
+pub fn read(headers: &HeaderMap, kind: CookieKind) -> Option<String> {
+    let (secure, plain) = (kind.name(true), kind.name(false));
+    pairs(headers).find(|(name, _)| *name == secure || *name == plain).map(|(_, value)| value.to_owned())
+}
+
+/// Removes every gateway cookie from a request on its way to a site, keeping the site's own.
+pub fn strip_gateway_cookies(headers: &mut HeaderMap) {
+    if !headers.contains_key(header::COOKIE) {
+        return;
+    }
+    let gateway_names: Vec<String> =
+        CookieKind::ALL.iter().flat_map(|kind| [kind.name(true), kind.name(false)]).collect();
+    let kept: Vec<String> = pairs(headers)
+        .filter(|(name, _)| !gateway_names.iter().any(|gateway| gateway.eq_ignore_ascii_case(name)))
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    headers.remove(header::COOKIE);
+    if !kept.is_empty()
+        && let Ok(value) = HeaderValue::from_str(&kept.join("; "))
+    {
+        headers.insert(header::COOKIE, value);
+    }
+}
+
+fn pairs(headers: &HeaderMap) -> impl Iterator<Item = (&str, &str)> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| {
+            let (name, value) = pair.split_once('=')?;
+            Some((name.trim(), value.trim()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gateway_cookies_never_reach_sites() {
+        let mut headers = HeaderMap::new();
+        headers
+            .append(header::COOKIE, HeaderValue::from_static("app=1; toolgate=secret; __Host-toolgate=s2"));
+        headers.append(header::COOKIE, HeaderValue::from_static("TOOLGATE-pending=x; theme=dark"));
+        strip_gateway_cookies(&mut headers);
+        assert_eq!(headers.get_all(header::COOKIE).iter().collect::<Vec<_>>(), ["app=1; theme=dark"]);
+        let mut only_ours = HeaderMap::new();
+        only_ours.insert(header::COOKIE, HeaderValue::from_static("toolgate=secret"));
+        strip_gateway_cookies(&mut only_ours);
+        assert!(only_ours.get(header::COOKIE).is_none());
+    }
+
+    #[test]
+    fn secure_cookies_use_the_host_prefix() {
+        let value = set_cookie(CookieKind::Session, true, "v", 60).expect("value");
+        assert_eq!(value, "__Host-toolgate=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure");
+        let plain = set_cookie(CookieKind::Session, false, "v", 0).expect("value");
+        assert!(!plain.to_str().unwrap_or_default().contains("Secure"));
+    }
+}

@@ -1,0 +1,234 @@
+//! Corporate single sign-on: OpenID Connect login for browsers, bearer JWTs for API clients,
+//! server-side sessions behind sealed cookies, and the identity handed to sites.
+//!
+//! The login dance (all redirects, no JavaScript):
+//! 1. A site host sees no session: it sets a pending cookie (a random binding value) and
+//!    redirects to `{public_url}/.toolgate/login?return=<site URL>&bind=<value>`.
+//! 2. The gateway host reuses its own session if it has one, else stores a pending login
+//!    (PKCE verifier, nonce, return target) under the OIDC `state`, sets a login cookie and
+//!    redirects to the provider.
+//! 3. `/.toolgate/callback` checks state against the login cookie, exchanges the code, verifies
+//!    the ID token, creates the session and issues a one-time handoff ticket for the site.
+//! 4. The site host's `/.toolgate/session` takes the ticket (single use, bound to that origin
+//!    and to the pending cookie), sets its own session cookie and returns to the path.
+
+pub mod assertion;
+pub mod bearer;
+pub mod cookies;
+pub mod http;
+pub mod identity;
+pub mod keys;
+pub mod login;
+pub mod oidc;
+pub mod return_url;
+pub mod session;
+
+use crate::config::{Config, SsoConfig};
+use crate::store::{Store, StoreError, Table};
+use ::http::HeaderMap;
+use assertion::{AssertionKeyError, AssertionSigner};
+use cookies::CookieKind;
+use identity::Identity;
+use keys::{KeyError, KeyRing};
+use oidc::{Oidc, OidcError, unix_now};
+use session::{SessionId, SessionRecord};
+use std::sync::Arc;
+
+/// Why single sign-on could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SsoStartError {
+    /// The client secret could not be read.
+    #[error("sso.client_secret: {0}")]
+    Secret(#[from] crate::secrets::SecretError),
+    /// The session keys are unusable.
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    /// The assertion keys are unusable.
+    #[error(transparent)]
+    Assertion(#[from] AssertionKeyError),
+    /// Another configuration problem.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// A request's session.
+pub struct Session {
+    /// Its id.
+    pub id: SessionId,
+    /// Its record.
+    pub record: SessionRecord,
+}
+
+/// Why a request has no usable session.
+#[derive(Debug)]
+pub enum SessionFailure {
+    /// No cookie, or one that does not lead to a live session: sign in.
+    Missing,
+    /// The store or the provider is unavailable: refuse (503), never let the request through.
+    Unavailable,
+}
+
+/// Everything single sign-on needs at run time.
+pub struct Sso {
+    /// The `[sso]` settings.
+    pub config: SsoConfig,
+    /// The relying party.
+    pub oidc: Oidc,
+    /// Session cookie keys.
+    pub keys: KeyRing,
+    /// Upstream assertion signer.
+    pub assertion: AssertionSigner,
+    /// Where sessions live.
+    pub store: Arc<dyn Store>,
+    /// Hosts of configured sites (for return URL checks).
+    pub site_hosts: Vec<String>,
+    /// `scheme://host[:port]` of the gateway itself.
+    pub public_origin: String,
+    /// Counts sign-in events.
+    pub metrics: crate::metrics::Metrics,
+}
+
+impl Sso {
+    /// Reads secrets and keys and prepares the relying party.
+    pub fn new(
+        config: &Config,
+        sso: &SsoConfig,
+        store: Arc<dyn Store>,
+        metrics: crate::metrics::Metrics,
+    ) -> Result<Self, SsoStartError> {
+        let public_origin = origin_of(&config.public_url);
+        let oidc = Oidc::new(sso, sso.client_secret.read()?, &format!("{public_origin}/.toolgate/callback"))
+            .map_err(SsoStartError::Config)?;
+        Ok(Self {
+            config: sso.clone(),
+            oidc,
+            keys: KeyRing::from_secrets(&sso.session_keys)?,
+            assertion: AssertionSigner::new(&sso.assertion_keys, public_origin.clone())?,
+            store,
+            site_hosts: config.sites.iter().map(|site| site.host.clone()).collect(),
+            public_origin,
+            metrics,
+        })
+    }
+
+    /// The session a request's cookie points to, refreshed with the provider when due.
+    pub async fn session(&self, headers: &HeaderMap) -> Result<Session, SessionFailure> {
+        let sealed = cookies::read(headers, CookieKind::Session).ok_or(SessionFailure::Missing)?;
+        let id: SessionId = self
+            .keys
+            .open(CookieKind::Session.purpose(), &sealed)
+            .and_then(|bytes| bytes.try_into().ok())
+            .ok_or(SessionFailure::Missing)?;
+        let now = unix_now();
+        let record: SessionRecord = session::get(self.store.as_ref(), Table::Sessions, &id, now)
+            .map_err(store_unavailable)?
+            .ok_or(SessionFailure::Missing)?;
+        if record.refresh_after.is_some_and(|due| due <= now) {
+            return self.refresh(id, record, now).await;
+        }
+        Ok(Session { id, record })
+    }
+
+    /// Verifies a bearer token and returns who it is for.
+    pub async fn bearer_identity(&self, token: &str) -> Result<Identity, bearer::BearerError> {
+        let claims = bearer::verify(&self.oidc, &self.config.audiences, token).await?;
+        Identity::from_claims(&claims, &self.config.claims)
+            .map_err(|error| bearer::BearerError::Invalid(error.to_string()))
+    }
+
+    /// Creates a session for a verified sign-in.
+    pub fn create_session(&self, identity: Identity, tokens: &oidc::Tokens) -> Result<SessionId, StoreError> {
+        let now = unix_now();
+        let id = keys::random_bytes::<32>();
+        let record = SessionRecord {
+            identity,
+            created_at: now,
+            expires_at: now + self.config.session_lifetime.as_secs(),
+            refresh_after: tokens.refresh_token.as_ref().map(|_| refresh_due(tokens.expires_at, now)),
+            refresh_token: tokens.refresh_token.clone(),
+        };
+        session::put(self.store.as_ref(), Table::Sessions, &id, &record)?;
+        Ok(id)
+    }
+
+    /// Ends a session everywhere (every cookie pointing to it stops working).
+    pub fn revoke(&self, id: &SessionId) -> Result<(), StoreError> {
+        self.store.delete(Table::Sessions, id)
+    }
+
+    /// Removes expired records; run periodically.
+    pub fn sweep(&self) -> Result<usize, StoreError> {
+        let now = unix_now();
+        let store = self.store.as_ref();
+        Ok(session::sweep::<SessionRecord>(store, Table::Sessions, now)?
+            + session::sweep::<session::PendingLogin>(store, Table::PendingLogins, now)?
+            + session::sweep::<session::Handoff>(store, Table::Handoffs, now)?)
+    }
+
+    /// Counts a sign-in event (`outcome` is one of a fixed set).
+    pub fn record(&self, outcome: &'static str) {
+        self.metrics.sign_ins.with_label_values(&[outcome]).inc();
+    }
+
+    async fn refresh(
+        &self,
+        id: SessionId,
+        mut record: SessionRecord,
+        now: u64,
+    ) -> Result<Session, SessionFailure> {
+        let Some(refresh_token) = record.refresh_token.clone() else { return Err(SessionFailure::Missing) };
+        match self.oidc.refresh(&refresh_token).await {
+            Ok(tokens) => {
+                if let Some(claims) = &tokens.claims {
+                    match Identity::from_claims(claims, &self.config.claims) {
+                        // The provider may not switch the session to another user.
+                        Ok(identity) if identity.user == record.identity.user => record.identity = identity,
+                        _ => {
+                            let _ = self.revoke(&id);
+                            return Err(SessionFailure::Missing);
+                        }
+                    }
+                }
+                record.refresh_token = tokens.refresh_token.clone();
+                record.refresh_after = Some(refresh_due(tokens.expires_at, now));
+                session::put(self.store.as_ref(), Table::Sessions, &id, &record)
+                    .map_err(store_unavailable)?;
+                self.record("refreshed");
+                tracing::info!(outcome = "refreshed", "session tokens refreshed");
+                Ok(Session { id, record })
+            }
+            Err(error) => {
+                // A failed refresh sends the user through login again (which itself fails
+                // closed while the provider is down).
+                let reason = match error {
+                    OidcError::Unavailable(_) => "provider_unavailable",
+                    OidcError::Rejected(_) => "rejected",
+                };
+                self.record("refresh_failed");
+                tracing::info!(outcome = "refresh_failed", reason, "session ended: token refresh failed");
+                let _ = self.revoke(&id);
+                Err(SessionFailure::Missing)
+            }
+        }
+    }
+}
+
+/// When to refresh: a minute before expiry, or half-way through a token shorter than two
+/// minutes, and never in the past.
+fn refresh_due(expires_at: u64, now: u64) -> u64 {
+    let lifetime = expires_at.saturating_sub(now);
+    expires_at.saturating_sub(60.min(lifetime / 2)).max(now + 1)
+}
+
+fn store_unavailable(error: StoreError) -> SessionFailure {
+    tracing::error!(error = %error, "session store unavailable");
+    SessionFailure::Unavailable
+}
+
+/// `scheme://host[:port]` of a URI.
+pub fn origin_of(uri: &::http::Uri) -> String {
+    let scheme = uri.scheme_str().unwrap_or("https");
+    let authority = uri.authority().map_or("", |authority| authority.as_str());
+    format!("{scheme}://{authority}")
+}

@@ -1,0 +1,109 @@
+//! Where to send the browser after login. Only two shapes are accepted: an absolute URL on a
+//! configured site host (for the gateway's own login endpoint), and a same-origin path (for
+//! the final hop on the site). Everything else — other hosts, `//evil`, `/\evil`, control
+//! characters, encoded tricks — falls back to `/`.
+
+/// A path (and query) that stays on the current origin, or `/`.
+pub fn same_origin_path(candidate: &str) -> String {
+    if is_safe_path(candidate) { candidate.to_owned() } else { "/".to_owned() }
+}
+
+/// A return target on a configured site host: `(origin, path)`, or `None`.
+pub fn site_target(candidate: &str, site_hosts: &[String]) -> Option<(String, String)> {
+    if candidate.len() > 4096 || candidate.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\') {
+        return None;
+    }
+    let url = url::Url::parse(candidate).ok()?;
+    if !matches!(url.scheme(), "http" | "https") || !url.username().is_empty() || url.password().is_some() {
+        return None;
+    }
+    let host = url.host_str()?.to_ascii_lowercase();
+    if !site_hosts.contains(&host) {
+        return None;
+    }
+    let origin = url.origin().ascii_serialization();
+    let mut path = url.path().to_owned();
+    if let Some(query) = url.query() {
+        path.push('?');
+        path.push_str(query);
+    }
+    Some((origin, same_origin_path(&path)))
+}
+
+fn is_safe_path(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    if path.len() > 4096 || bytes.first() != Some(&b'/') {
+        return false;
+    }
+    // `//host` and `/\host` are protocol-relative in browsers; control characters and
+    // backslashes are stripped or turned into `/` by URL parsers, so refuse them anywhere.
+    if matches!(bytes.get(1), Some(b'/' | b'\\')) || path.chars().any(|c| c.is_control() || c == '\\') {
+        return false;
+    }
+    // Encoded variants of the same tricks must not survive a decoding step further along.
+    let decoded = percent_decode(path);
+    !(decoded.starts_with("//")
+        || decoded.starts_with("/\\")
+        || decoded.chars().any(|c| c.is_control() || c == '\\'))
+}
+
+fn percent_decode(text: &str) -> String {
+    let mut current = text.to_owned();
+    // Twice: a double-encoded `%252F%252F` becomes `//` after two decodings.
+    for _ in 0..2 {
+        current = url::form_urlencoded::parse(format!("x={}", current.replace('+', "%2B")).as_bytes())
+            .next()
+            .map(|(_, value)| value.into_owned())
+            .unwrap_or_default();
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_origin_paths_pass_and_tricks_fall_back() {
+        for good in ["/", "/tasks?id=3", "/a/b#frag", "/search?next=https://x.example"] {
+            assert_eq!(same_origin_path(good), good);
+        }
+        for bad in [
+            "//evil.example",
+            "/\\evil.example",
+            "/\t/evil.example",
+            "https://evil.example",
+            "evil.example",
+            "/%2F%2Fevil.example",
+            "/%2fevil",
+            "/%5Cevil",
+            "/%252F%252Fevil",
+            "/%09/evil",
+            "javascript:alert(1)",
+            "",
+            "/\r\nSet-Cookie:x",
+            "\\\\evil",
+        ] {
+            assert_eq!(same_origin_path(bad), "/", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn site_targets_only_on_configured_hosts() {
+        let hosts = vec!["tasks.example".to_owned()];
+        assert_eq!(
+            site_target("https://tasks.example:8443/a?b=1", &hosts),
+            Some(("https://tasks.example:8443".into(), "/a?b=1".into()))
+        );
+        for bad in [
+            "https://evil.example/",
+            "https://tasks.example.evil.example/",
+            "https://user@tasks.example/",
+            "javascript://tasks.example/%0aalert(1)",
+            "https://tasks.example\\@evil.example/",
+            "//tasks.example/",
+        ] {
+            assert_eq!(site_target(bad, &hosts), None, "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Server-side records of sign-in state, kept in the store: sessions (so logout and revocation
+//! work whatever cookies exist), pending logins (single use, ten minutes) and handoff tickets
+//! (single use, one minute). Each record carries its own expiry, checked on every read.
+
+use super::identity::Identity;
+use crate::store::{Store, StoreError, Table};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// A session id: 32 random bytes.
+pub type SessionId = [u8; 32];
+
+/// A signed-in session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// Who signed in.
+    pub identity: Identity,
+    /// When (UNIX seconds).
+    pub created_at: u64,
+    /// When the session ends whatever happens (UNIX seconds).
+    pub expires_at: u64,
+    /// The provider's refresh token, when it gave one.
+    pub refresh_token: Option<String>,
+    /// When to refresh the tokens (UNIX seconds); `None` without a refresh token.
+    pub refresh_after: Option<u64>,
+}
+
+/// A login between the redirect to the provider and its callback.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingLogin {
+    /// The PKCE verifier.
+    pub verifier: String,
+    /// The nonce the ID token must carry.
+    pub nonce: String,
+    /// Where the user was going: site origin and path.
+    pub origin: String,
+    /// The path on that origin.
+    pub path: String,
+    /// The binding value the site host's pending cookie carries.
+    pub bind: String,
+    /// Expiry (UNIX seconds).
+    pub expires_at: u64,
+}
+
+/// A one-time ticket carrying a session from the gateway host to a site host.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Handoff {
+    /// The session, hex.
+    pub session: String,
+    /// The site origin the ticket is for.
+    pub origin: String,
+    /// The path to land on.
+    pub path: String,
+    /// Must equal the site host's pending cookie.
+    pub bind: String,
+    /// Expiry (UNIX seconds).
+    pub expires_at: u64,
+}
+
+/// Records that expire.
+pub trait Expiring {
+    /// Expiry (UNIX seconds).
+    fn expires_at(&self) -> u64;
+}
+
+impl Expiring for SessionRecord {
+    fn expires_at(&self) -> u64 {
+        self.expires_at
+    }
+}
+
+impl Expiring for PendingLogin {
+    fn expires_at(&self) -> u64 {
+        self.expires_at
+    }
+}
+
+impl Expiring for Handoff {
+    fn expires_at(&self) -> u64 {
+        self.expires_at
+    }
+}
+
+/// Stores a record.
+pub fn put<T: Serialize>(store: &dyn Store, table: Table, key: &[u8], record: &T) -> Result<(), StoreError> {
+    let bytes = serde_json::to_vec(record).map_err(|error| StoreError(error.to_string()))?;
+    store.put(table, key, &bytes)
+}
+
+/// Reads a live record (expired or unreadable ones count as absent).
+pub fn get<T: DeserializeOwned + Expiring>(
+    store: &dyn Store,
+    table: Table,
+    key: &[u8],
+    now: u64,
+) -> Result<Option<T>, StoreError> {
+    Ok(live(store.get(table, key)?, now))
+}
+
+/// Takes a live record out (single use).
+pub fn take<T: DeserializeOwned + Expiring>(
+    store: &dyn Store,
+    table: Table,
+    key: &[u8],
+    now: u64,
+) -> Result<Option<T>, StoreError> {
+    Ok(live(store.take(table, key)?, now))
+}
+
+/// Removes expired records of `table`.
+pub fn sweep<T: DeserializeOwned + Expiring>(
+    store: &dyn Store,
+    table: Table,
+    now: u64,
+) -> Result<usize, StoreError> {
+    store.sweep(table, &|bytes| {
+        serde_json::from_slice::<T>(bytes).map_or(true, |record| record.expires_at() <= now)
+    })
+}
+
+fn live<T: DeserializeOwned + Expiring>(bytes: Option<Vec<u8>>, now: u64) -> Option<T> {
+    let record: T = serde_json::from_slice(&bytes?).ok()?;
+    (record.expires_at() > now).then_some(record)
+}
+
+/// Hex of a session id (the handoff record's reference to it).
+pub fn to_hex(id: &SessionId) -> String {
+    id.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Session id from hex.
+pub fn from_hex(text: &str) -> Option<SessionId> {
+    if text.len() != 64 {
+        return None;
+    }
+    let mut id = [0u8; 32];
+    for (index, byte) in id.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(index * 2..index * 2 + 2)?, 16).ok()?;
+    }
+    Some(id)
+}
