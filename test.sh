@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every Toolgate test on a fresh machine: installs what the tests need when it is missing
-# (Debian's headless Chromium), then checks formatting and lints and runs every test suite.
+# (Debian's headless Chromium, the oidc-provider npm package), then checks formatting and lints and runs every test suite.
 # Fails loudly when something cannot be installed. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,6 +25,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   install_debian_packages "${missing[@]}"
 fi
 /usr/bin/chromium --version
+# A real, independent OpenID provider for the SSO interoperability tests.
+command -v node >/dev/null || install_debian_packages nodejs npm
+(cd gateway/tests/oidc && npm ci --no-audit --no-fund --loglevel=error)
 
 step "formatting"
 cargo fmt --all -- --check

@@ -6,6 +6,9 @@
 #   * 20 KB HTML page with script injection     gateway vs nginx sub_filter   target >= 0.8x req/s
 #   * a 50 MB page streamed through the gateway: first byte before the upstream finishes,
 #     peak RSS < 64 MB
+#   * authenticated: the same JSON and HTML routes through a gateway with single sign-on
+#     (the oidc-provider fixture in gateway/tests/oidc), signed in once with curl, wrk sending
+#     the session cookie; printed as ratios against the unauthenticated gateway (no target)
 #
 # Environment:
 #   TOOLGATE_BIN   gateway binary (default: `cargo build --release -p gateway`, respecting
@@ -18,6 +21,9 @@
 #   ROUNDS         rounds of the four wrk runs, nginx and gateway alternating; the table shows
 #                  medians (default 1)
 #   KEEP=1         keep the temp dir (configs, fixtures, logs) and print its path
+#   AUTH           1 (default): also run the authenticated gateway(s); 0: skip (no node needed)
+#   AUTH_STORES    store(s) for the authenticated gateways, "memory" and/or "dir" (default
+#                  "memory dir": one gateway process per store, all measured)
 #
 # It is a benchmark, not a test: it exits 0 when a ratio is below target (it prints BELOW).
 # It exits non-zero only when it cannot run (missing tools, a server that does not start,
@@ -31,6 +37,10 @@ CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-2}"
 BIG_RATE="${BIG_RATE:-20m}"
 KEEP="${KEEP:-0}"
+AUTH="${AUTH:-1}"
+AUTH_STORES="${AUTH_STORES:-memory dir}"
+OIDC_DIR="$ROOT/gateway/tests/oidc"
+AUTH_HOST="bench.localhost"
 HOST_HEADER="bench.test"
 BIG_BYTES=$((50 * 1024 * 1024))
 RSS_TARGET_MB=64
@@ -81,6 +91,17 @@ for tool in nginx wrk curl awk ss; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
 done
 nginx -V 2>&1 | grep -q http_sub_module || die "this nginx lacks http_sub_module (sub_filter)"
+if [[ "$AUTH" == 1 ]]; then
+    for store in $AUTH_STORES; do
+        [[ "$store" == memory || "$store" == dir ]] || die "AUTH_STORES: unknown store '$store' (memory, dir)"
+    done
+    command -v node >/dev/null 2>&1 || die "AUTH=1 needs node (the OIDC provider fixture); AUTH=0 skips it"
+    if [[ ! -d "$OIDC_DIR/node_modules/oidc-provider" ]]; then
+        note "installing the OIDC provider fixture (npm ci in $OIDC_DIR)"
+        command -v npm >/dev/null 2>&1 || die "npm not found (needed for npm ci in $OIDC_DIR)"
+        (cd "$OIDC_DIR" && npm ci --no-audit --no-fund) || die "npm ci in $OIDC_DIR failed"
+    fi
+fi
 
 # --- gateway binary -------------------------------------------------------------------------
 if [[ -n "${TOOLGATE_BIN:-}" ]]; then
@@ -115,6 +136,10 @@ free_port() {
 UP_PORT="$(free_port)"
 PROXY_PORT="$(free_port)"
 SUB_PORT="$(free_port)"
+declare -A AUTH_PORT AUTH_PID AUTH_COOKIE AUTH_SIGNIN
+if [[ "$AUTH" == 1 ]]; then
+    for store in $AUTH_STORES; do AUTH_PORT[$store]="$(free_port)"; done
+fi
 
 wait_http() { # url [host header] : waits up to 10 s for any HTTP answer
     local url="$1"
@@ -304,13 +329,16 @@ wait_http "http://127.0.0.1:$PROXY_PORT/api.json" || { cat "$TMP/proxy-error.log
 
 # --- 4. the gateway -------------------------------------------------------------------------
 mkdir -p "$TMP/store"
+# No single sign-on here (the unauthenticated rows); the gateway's own host (public_url) must
+# differ from every site host.
 cat >"$TMP/toolgate.toml" <<EOF
-public_url = "http://$HOST_HEADER"
+public_url = "http://gateway.test"
 
 [server]
 listen = "127.0.0.1:0"
 admin_listen = "127.0.0.1:0"
 log_format = "json"
+insecure_no_sso = true
 
 [store]
 path = "$TMP/store"
@@ -319,27 +347,38 @@ path = "$TMP/store"
 host = "$HOST_HEADER"
 upstream = "http://127.0.0.1:$UP_PORT"
 EOF
-"$TOOLGATE_BIN" check-config "$TMP/toolgate.toml" >/dev/null || die "gateway config rejected"
-RUST_LOG=warn "$TOOLGATE_BIN" run --config "$TMP/toolgate.toml" >"$TMP/gateway.out" 2>"$TMP/gateway.err" &
-GW_PID=$!
-PIDS+=("$GW_PID")
-GW_ADDR=""
-for _ in $(seq 100); do
-    GW_ADDR="$(sed -n 's#^toolgate listening on http://##p' "$TMP/gateway.out" | head -1)"
-    [[ -n "$GW_ADDR" ]] && break
-    kill -0 "$GW_PID" 2>/dev/null || { cat "$TMP/gateway.err" >&2; die "gateway exited at start"; }
-    sleep 0.1
-done
-[[ -n "$GW_ADDR" ]] || { cat "$TMP/gateway.err" >&2; die "gateway did not print its address"; }
+start_gateway() { # name: runs $TMP/<name>.toml; sets STARTED_PID and STARTED_ADDR
+    local name="$1" addr="" pid
+    "$TOOLGATE_BIN" check-config "$TMP/$name.toml" >"$TMP/$name-check.log" 2>&1 \
+        || { cat "$TMP/$name-check.log" >&2; die "gateway config $name rejected"; }
+    RUST_LOG=warn "$TOOLGATE_BIN" run --config "$TMP/$name.toml" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    pid=$!
+    PIDS+=("$pid")
+    for _ in $(seq 100); do
+        addr="$(sed -n 's#^toolgate listening on http://##p' "$TMP/$name.out" | head -1)"
+        [[ -n "$addr" ]] && break
+        kill -0 "$pid" 2>/dev/null || { cat "$TMP/$name.err" >&2; die "gateway $name exited at start"; }
+        sleep 0.1
+    done
+    [[ -n "$addr" ]] || { cat "$TMP/$name.err" >&2; die "gateway $name did not print its address"; }
+    STARTED_PID="$pid"
+    STARTED_ADDR="$addr"
+}
+start_gateway toolgate
+GW_PID="$STARTED_PID"
+GW_ADDR="$STARTED_ADDR"
 GW="http://$GW_ADDR"
 
 # --- sanity: every target answers correctly before anything is measured -------------------
-check_target() { # label url accept expect_injected
-    local label="$1" url="$2" accept="$3" expect="$4" code body count
+check_target() { # label url accept expect_injected [host] [cookie] [expected status]
+    local label="$1" url="$2" accept="$3" expect="$4" host="${5:-$HOST_HEADER}" cookie="${6:-}" want="${7:-200}"
+    local code body count cookie_args=()
+    [[ -n "$cookie" ]] && cookie_args=(-H "Cookie: $cookie")
     body="$TMP/check.body"
-    code="$(curl -s -o "$body" -w '%{http_code}' --max-time 10 -H "Host: $HOST_HEADER" -H "Accept: $accept" "$url")" \
-        || die "$label: request failed ($url)"
-    [[ "$code" == 200 ]] || { head -c 500 "$body" >&2; die "$label: HTTP $code from $url"; }
+    code="$(curl -s -o "$body" -w '%{http_code}' --max-time 10 -H "Host: $host" -H "Accept: $accept" \
+        "${cookie_args[@]}" "$url")" || die "$label: request failed ($url)"
+    [[ "$code" == "$want" ]] || { head -c 500 "$body" >&2; die "$label: HTTP $code from $url, want $want"; }
+    [[ "$want" == 200 ]] || return 0
     count="$(grep -o '/\.toolgate/runtime\.' "$body" | wc -l || true)"
     if [[ "$expect" == yes && "$count" != 1 ]]; then die "$label: injected script found $count times, want 1"; fi
     if [[ "$expect" == no && "$count" != 0 ]]; then die "$label: unexpected script injection"; fi
@@ -348,6 +387,81 @@ check_target "nginx proxy_pass json" "http://127.0.0.1:$PROXY_PORT/api.json" '*/
 check_target "gateway json" "$GW/api.json" '*/*' no
 check_target "nginx sub_filter html" "http://127.0.0.1:$SUB_PORT/page.html" text/html yes
 check_target "gateway html" "$GW/page.html" text/html yes
+
+# --- 4b. authenticated gateway(s): OIDC provider fixture, sign in once with curl ------------
+if [[ "$AUTH" == 1 ]]; then
+    redirect_uris=""
+    for store in $AUTH_STORES; do
+        redirect_uris+="${redirect_uris:+,}http://localhost:${AUTH_PORT[$store]}/.toolgate/callback"
+    done
+    OIDC_SECRET="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+    (umask 077 && printf '%s\n' "$OIDC_SECRET" >"$TMP/oidc-client-secret")
+    CLIENT_ID=bench CLIENT_SECRET="$OIDC_SECRET" REDIRECT_URIS="$redirect_uris" \
+        node "$OIDC_DIR/provider.mjs" >"$TMP/oidc.out" 2>"$TMP/oidc.err" &
+    OIDC_PID=$!
+    PIDS+=("$OIDC_PID")
+    ISSUER=""
+    for _ in $(seq 150); do
+        ISSUER="$(sed -n 's#^oidc-provider listening on \(http://127\.0\.0\.1:[0-9]*\)$#\1#p' "$TMP/oidc.out" | head -1)"
+        [[ -n "$ISSUER" ]] && break
+        kill -0 "$OIDC_PID" 2>/dev/null || { cat "$TMP/oidc.err" >&2; die "OIDC provider exited at start"; }
+        sleep 0.1
+    done
+    [[ -n "$ISSUER" ]] || { cat "$TMP/oidc.err" >&2; die "OIDC provider did not print its issuer"; }
+
+    for store in $AUTH_STORES; do
+        port="${AUTH_PORT[$store]}"
+        if [[ "$store" == memory ]]; then store_path=":memory:"; else store_path="$TMP/auth-store"; mkdir -p "$store_path"; fi
+        cat >"$TMP/auth-$store.toml" <<EOF
+public_url = "http://localhost:$port"
+
+[server]
+listen = "127.0.0.1:$port"
+admin_listen = "127.0.0.1:0"
+log_format = "json"
+
+[sso]
+issuer = "$ISSUER"
+client_id = "bench"
+client_secret = "file:$TMP/oidc-client-secret"
+scopes = ["openid", "email", "profile", "groups"]
+algorithms = ["ES256"]
+
+[store]
+path = "$store_path"
+
+[sites.bench]
+host = "$AUTH_HOST"
+upstream = "http://127.0.0.1:$UP_PORT"
+EOF
+        start_gateway "auth-$store"
+        AUTH_PID[$store]="$STARTED_PID"
+        [[ "$STARTED_ADDR" == "127.0.0.1:$port" ]] || die "auth-$store listens on $STARTED_ADDR, want 127.0.0.1:$port"
+
+        # Sign in as a browser would: site page -> gateway login -> provider (auto-login and
+        # consent) -> gateway callback -> site handoff -> page. Everything stays on 127.0.0.1.
+        jar="$TMP/auth-$store.jar"
+        : >"$jar"
+        read -r code hops final < <(curl -sS -L --max-redirs 20 --max-time 30 -b "$jar" -c "$jar" \
+            --resolve "$AUTH_HOST:$port:127.0.0.1" --resolve "localhost:$port:127.0.0.1" \
+            -H 'Accept: text/html' -o "$TMP/signin.body" -w '%{http_code} %{num_redirects} %{url_effective}\n' \
+            "http://$AUTH_HOST:$port/page.html") || die "auth-$store: sign-in request failed"
+        [[ "$code" == 200 && "$final" == "http://$AUTH_HOST:$port/page.html" ]] \
+            || { head -c 500 "$TMP/signin.body" >&2; cat "$TMP/auth-$store.err" >&2; die "auth-$store: sign-in ended with HTTP $code at $final"; }
+        AUTH_COOKIE[$store]="$(awk -F'\t' -v h="$AUTH_HOST" '($1 == h || $1 == "#HttpOnly_" h) && $6 == "toolgate" { v = $7 } END { print v }' "$jar")"
+        [[ -n "${AUTH_COOKIE[$store]}" ]] || { cat "$jar" >&2; die "auth-$store: no toolgate cookie for $AUTH_HOST in the jar"; }
+        cookie="toolgate=${AUTH_COOKIE[$store]}"
+        gw_auth="http://127.0.0.1:$port"
+        # Without the cookie the gateway must refuse (401 for non-navigations), with it serve.
+        check_target "auth-$store json without cookie" "$gw_auth/api.json" '*/*' no "$AUTH_HOST" "" 401
+        check_target "auth-$store json" "$gw_auth/api.json" '*/*' no "$AUTH_HOST" "$cookie"
+        check_target "auth-$store html" "$gw_auth/page.html" text/html yes "$AUTH_HOST" "$cookie"
+        whoami="$(curl -s --max-time 10 -H "Host: $AUTH_HOST" -H "Cookie: $cookie" -w '\n%{http_code}' "$gw_auth/.toolgate/whoami")"
+        [[ "${whoami##*$'\n'}" == 200 && "${whoami%$'\n'*}" == *'"alice'* ]] \
+            || die "auth-$store: /.toolgate/whoami answered: $whoami"
+        AUTH_SIGNIN[$store]="$hops redirects; whoami ${whoami%$'\n'*}"
+    done
+fi
 
 CLK_TCK="$(getconf CLK_TCK)"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -370,6 +484,13 @@ echo "  upstream: nginx static on 127.0.0.1:$UP_PORT (separate process); proxies
 echo "  wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (warm-up $WARMUP each); everything shares the same CPUs"
 awk -v l="${load_before%% *}" -v c="$(nproc)" 'BEGIN { if (l > 0.5) printf "  WARNING: load average %.2f before the run: other processes compete for the %d CPUs; expect noise\n", l, c }'
 echo "  fixtures: JSON ${JSON_BYTES} B, HTML page ${PAGE_BYTES} B, big page ${BIG_FILE_BYTES} B (limit_rate $BIG_RATE)"
+if [[ "$AUTH" == 1 ]]; then
+    echo "  authenticated: OIDC provider $ISSUER (gateway/tests/oidc, idle during the runs); per store a"
+    echo "  gateway with [sso] on 127.0.0.1:PORT, Host $AUTH_HOST, wrk sends the session cookie"
+    for store in $AUTH_STORES; do
+        echo "    store $store: port ${AUTH_PORT[$store]}, signed in (${AUTH_SIGNIN[$store]})"
+    done
+fi
 
 # --- 6. the 50 MB streaming check (first, on a fresh gateway process) -----------------------
 echo
@@ -432,12 +553,14 @@ to_ms() { # wrk latency like 635.00us / 1.23ms / 2.01s -> ms
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A RPS P50 P99 ERRS CPU
-run_wrk() { # key round url accept pid
-    local key="$1" round="$2" url="$3" accept="$4" pid="$5" out="$TMP/wrk-$1-$2.txt" c0 c1 reqs non2xx sock
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "Host: $HOST_HEADER" -H "Accept: $accept" "$url" >/dev/null
+run_wrk() { # key round url accept pid [host] [cookie]
+    local key="$1" round="$2" url="$3" accept="$4" pid="$5" host="${6:-$HOST_HEADER}" cookie="${7:-}"
+    local out="$TMP/wrk-$1-$2.txt" c0 c1 reqs non2xx sock headers
+    headers=(-H "Host: $host" -H "Accept: $accept")
+    [[ -n "$cookie" ]] && headers+=(-H "Cookie: $cookie")
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${headers[@]}" "$url" >/dev/null
     c0="$(tree_cpu_ticks "$pid")"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency \
-        -H "Host: $HOST_HEADER" -H "Accept: $accept" "$url" >"$out"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${headers[@]}" "$url" >"$out"
     c1="$(tree_cpu_ticks "$pid")"
     RPS[$key]+="$(awk '/^Requests\/sec:/ { print $2 }' "$out") "
     P50[$key]+="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")") "
@@ -456,8 +579,20 @@ note "wrk runs: $ROUNDS round(s), each target: warm-up $WARMUP, then $DURATION (
 for round in $(seq 1 "$ROUNDS"); do
     run_wrk json_nginx "$round" "http://127.0.0.1:$PROXY_PORT/api.json" '*/*' "$PROXY_PID"
     run_wrk json_gw "$round" "$GW/api.json" '*/*' "$GW_PID"
+    if [[ "$AUTH" == 1 ]]; then
+        for store in $AUTH_STORES; do
+            run_wrk "json_auth_$store" "$round" "http://127.0.0.1:${AUTH_PORT[$store]}/api.json" '*/*' \
+                "${AUTH_PID[$store]}" "$AUTH_HOST" "toolgate=${AUTH_COOKIE[$store]}"
+        done
+    fi
     run_wrk html_nginx "$round" "http://127.0.0.1:$SUB_PORT/page.html" text/html "$PROXY_PID"
     run_wrk html_gw "$round" "$GW/page.html" text/html "$GW_PID"
+    if [[ "$AUTH" == 1 ]]; then
+        for store in $AUTH_STORES; do
+            run_wrk "html_auth_$store" "$round" "http://127.0.0.1:${AUTH_PORT[$store]}/page.html" text/html \
+                "${AUTH_PID[$store]}" "$AUTH_HOST" "toolgate=${AUTH_COOKIE[$store]}"
+        done
+    fi
 done
 rss_after_kb="$(rss_kb "$GW_PID" VmRSS)"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -483,18 +618,43 @@ ratio_row() { # label gw nginx target
         if (rounds > 1) printf "     per-round ratios: %s\n", all
     }'
 }
+auth_ratio_row() { # label auth-key unauth-key nginx-key: authenticated / unauthenticated gateway, no target
+    local ratios="" i a u n
+    read -ra a <<<"${RPS[$2]}"
+    read -ra u <<<"${RPS[$3]}"
+    read -ra n <<<"${RPS[$4]}"
+    for i in "${!a[@]}"; do ratios+="$(awk -v x="${a[$i]}" -v y="${u[$i]}" 'BEGIN { printf "%.2f", (y > 0) ? x / y : 0 }') "; done
+    local nr=""
+    for i in "${!a[@]}"; do nr+="$(awk -v x="${a[$i]}" -v y="${n[$i]}" 'BEGIN { printf "%.2f", (y > 0) ? x / y : 0 }') "; done
+    awk -v r="$(median <<<"$ratios")" -v all="$ratios" -v l="$1" -v nr="$(median <<<"$nr")" \
+        -v a50="$(median <<<"${P50[$2]}")" -v u50="$(median <<<"${P50[$3]}")" \
+        -v a99="$(median <<<"${P99[$2]}")" -v u99="$(median <<<"${P99[$3]}")" \
+        -v ac="$(median <<<"${CPU[$2]}")" -v uc="$(median <<<"${CPU[$3]}")" -v rounds="$ROUNDS" 'BEGIN {
+        printf "  => %-29s %6.2fx req/s  p50 %.2fx  p99 %.2fx  CPU/req %.2fx  (no target; vs nginx %.2fx req/s)\n", \
+            l, r, (u50 > 0) ? a50 / u50 : 0, (u99 > 0) ? a99 / u99 : 0, (uc > 0) ? ac / uc : 0, nr
+        if (rounds > 1) printf "     per-round req/s ratios: %s\n", all
+    }'
+}
 row "JSON  nginx proxy_pass" json_nginx
 row "JSON  toolgate (pass-through)" json_gw
 ratio_row "JSON gateway/proxy_pass" json_gw json_nginx 1.0
+if [[ "$AUTH" == 1 ]]; then
+    for store in $AUTH_STORES; do row "JSON  toolgate SSO ($store store)" "json_auth_$store"; done
+    for store in $AUTH_STORES; do auth_ratio_row "JSON SSO($store)/no-SSO" "json_auth_$store" json_gw json_nginx; done
+fi
 row "HTML  nginx sub_filter" html_nginx
 row "HTML  toolgate (inject)" html_gw
 ratio_row "HTML gateway/sub_filter" html_gw html_nginx 0.8
+if [[ "$AUTH" == 1 ]]; then
+    for store in $AUTH_STORES; do row "HTML  toolgate SSO ($store store)" "html_auth_$store"; done
+    for store in $AUTH_STORES; do auth_ratio_row "HTML SSO($store)/no-SSO" "html_auth_$store" html_gw html_nginx; done
+fi
 echo
 echo "  errors = non-2xx responses + socket errors; CPU us/req = CPU time of the proxy process(es)"
 echo "  under test (not the upstream, not wrk) divided by requests; gateway RSS after load: $(awk -v k="$rss_after_kb" 'BEGIN { printf "%.1f MB", k / 1024 }')"
 echo "  nginx runs with access_log off; the gateway with RUST_LOG=warn (no per-request log lines)."
 echo "  load average before: $load_before, after: $load_after"
-for key in json_nginx json_gw html_nginx html_gw; do
+for key in "${!ERRS[@]}"; do
     [[ "${ERRS[$key]}" == 0 ]] || echo "  WARNING: $key had ${ERRS[$key]} errors (see wrk output; KEEP=1 keeps it)"
 done
 exit 0

@@ -1,6 +1,6 @@
-//! The request path, top to bottom: route by host → reserved paths → (authenticate, from the
-//! SSO issue on) → upstream request → rewrite or pass through → respond. Each step is a call
-//! into the module that owns it; failures become responses in `errors.rs` only.
+//! The request path, top to bottom: route by host → reserved paths → authenticate → upstream
+//! request → rewrite or pass through → respond. Each step is a call into the module that owns
+//! it; failures become responses in `errors.rs` only.
 
 use crate::body::{IdleTimeout, ProxyBody};
 use crate::config::Site;
@@ -39,40 +39,32 @@ pub async fn handle(
     );
     async move {
         let host = request_host(&request);
-        if let (Some(sso), Some(host)) = (&gateway.sso, host.as_deref())
-            && host == gateway.gateway_host
-        {
-            let secure =
-                forwarding::browser_scheme(request.headers(), client, gateway.is_trusted_proxy(client.peer))
-                    == "https";
-            let response = sso::login::gateway_host(sso, &request, secure)
-                .await
-                .unwrap_or_else(|error| failure(error, None, &request_id));
-            let status = response.status();
-            gateway.unknown_site_metrics().record(
-                Route::Reserved,
-                status.as_u16(),
-                started.elapsed().as_secs_f64(),
-            );
-            tracing::Span::current().record("status", status.as_u16());
-            tracing::info!(route = Route::Reserved.label(), "answered");
-            return with_request_id(response, &request_id);
-        }
         let entry = host.as_deref().and_then(|host| gateway.site(host));
         let site = entry.map(|entry| entry.site.clone());
-        let site_label = site.as_ref().map_or("-", |site| site.id.as_str());
-        tracing::Span::current().record("site", site_label);
-        let (mut response, route) = match &site {
-            Some(site) => match forward(&gateway, site, client, request, &request_id).await {
+        tracing::Span::current().record("site", site.as_ref().map_or("-", |site| site.id.as_str()));
+        let (response, route) = match (&site, &gateway.sso, host.as_deref()) {
+            (Some(site), _, _) => match forward(&gateway, site, client, request, &request_id).await {
                 Ok(answer) => answer,
                 Err(error) => (failure(error, Some(site), &request_id), Route::Error),
             },
-            None => {
+            // The gateway's own host: sign-in lives there.
+            (None, Some(sso), Some(host)) if host == gateway.gateway_host => {
+                let secure = forwarding::browser_scheme(
+                    request.headers(),
+                    client,
+                    gateway.is_trusted_proxy(client.peer),
+                ) == "https";
+                match sso::login::gateway_host(sso, &request, secure).await {
+                    Ok(response) => (response, Route::Reserved),
+                    Err(error) => (failure(error, None, &request_id), Route::Error),
+                }
+            }
+            (None, _, host) => {
                 let error = if host.is_some() { ProxyError::UnknownHost } else { ProxyError::BadRequest };
                 (failure(error, None, &request_id), Route::Error)
             }
         };
-        response = with_request_id(response, &request_id);
+        let response = with_request_id(response, &request_id);
         let status = response.status();
         let elapsed = started.elapsed();
         let metrics = entry.map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
@@ -110,26 +102,13 @@ async fn forward(
         return Ok((reserved::respond(&request)?, Route::Reserved));
     }
 
-    // Nothing reaches a site without a session (or, with insecure_no_sso, anonymously).
-    let identity = match &gateway.sso {
-        None => None,
-        Some(sso) => match sso.session(request.headers()).await {
-            Ok(session) => Some(session.record.identity),
-            Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
-            Err(SessionFailure::Missing) => {
-                let path = request.uri().path_and_query().map_or("/", |path| path.as_str());
-                let site_url = format!("{origin_scheme}://{browser_host}{path}");
-                let redirect =
-                    sso::login::login_redirect(sso, request.headers(), request.method(), &site_url, secure)?;
-                return Ok((redirect, Route::SignIn));
-            }
-        },
-    };
-    if let (Some(allowed), Some(identity)) = (&site.allow_groups, &identity)
-        && !identity.in_any(allowed)
-    {
-        return Err(ProxyError::Forbidden);
-    }
+    let identity =
+        match authenticate(gateway, site, &request, &format!("{origin_scheme}://{browser_host}"), secure)
+            .await?
+        {
+            Access::Granted(identity) => identity,
+            Access::SignIn(redirect) => return Ok((redirect, Route::SignIn)),
+        };
     let method = request.method().clone();
     let upgrade = websocket::is_upgrade(&request)
         .then(|| request.headers().get(header::UPGRADE).cloned())
@@ -183,6 +162,40 @@ struct Hop<'a> {
     request_id: &'a RequestId,
     identity: Option<&'a Identity>,
     assertion: Option<&'a str>,
+}
+
+/// The outcome of authentication for a site request.
+enum Access {
+    /// Go on, as this user (`None` only with `insecure_no_sso`).
+    Granted(Option<Identity>),
+    /// Not signed in: this response sends the browser to sign in.
+    SignIn(Response<ProxyBody>),
+}
+
+/// Nothing reaches a site without a session, and only for the site's allowed groups.
+async fn authenticate(
+    gateway: &Gateway,
+    site: &Site,
+    request: &Request<Incoming>,
+    origin: &str,
+    secure: bool,
+) -> Result<Access, ProxyError> {
+    let Some(sso) = &gateway.sso else { return Ok(Access::Granted(None)) };
+    let identity = match sso.session(request.headers()).await {
+        Ok(session) => session.record.identity,
+        Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
+        Err(SessionFailure::Missing) => {
+            let path = request.uri().path_and_query().map_or("/", |path| path.as_str());
+            let site_url = format!("{origin}{path}");
+            let redirect =
+                sso::login::login_redirect(sso, request.headers(), request.method(), &site_url, secure)?;
+            return Ok(Access::SignIn(redirect));
+        }
+    };
+    if site.allow_groups.as_ref().is_some_and(|allowed| !identity.in_any(allowed)) {
+        return Err(ProxyError::Forbidden);
+    }
+    Ok(Access::Granted(Some(identity)))
 }
 
 /// Builds the request the upstream sees: its own URI, HTTP/1.1, hop-by-hop headers gone,

@@ -78,7 +78,7 @@ impl KeyRing {
     /// Opens a sealed value; `None` for anything tampered, truncated, foreign or for another
     /// purpose.
     pub fn open(&self, purpose: &str, sealed: &str) -> Option<Vec<u8>> {
-        if sealed.len() > 4096 {
+        if sealed.len() > 16 * 1024 {
             return None;
         }
         let bytes = URL_SAFE_NO_PAD.decode(sealed).ok()?;

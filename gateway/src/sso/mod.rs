@@ -146,7 +146,7 @@ impl Sso {
             created_at: now,
             expires_at: now + self.config.session_lifetime.as_secs(),
             refresh_after: tokens.refresh_token.as_ref().map(|_| refresh_due(tokens.expires_at, now)),
-            refresh_token: tokens.refresh_token.clone(),
+            refresh_token: tokens.refresh_token.as_deref().map(|token| self.seal_refresh_token(token)),
         };
         session::put(self.store.as_ref(), Table::Sessions, &id, &record)?;
         Ok(id)
@@ -166,6 +166,15 @@ impl Sso {
             + session::sweep::<session::Handoff>(store, Table::Handoffs, now)?)
     }
 
+    /// Refresh tokens are sealed at rest: a copy of the store yields no usable provider tokens.
+    fn seal_refresh_token(&self, token: &str) -> String {
+        self.keys.seal(REFRESH_TOKEN_PURPOSE, token.as_bytes())
+    }
+
+    fn open_refresh_token(&self, sealed: &str) -> Option<String> {
+        String::from_utf8(self.keys.open(REFRESH_TOKEN_PURPOSE, sealed)?).ok()
+    }
+
     /// Counts a sign-in event (`outcome` is one of a fixed set).
     pub fn record(&self, outcome: &'static str) {
         self.metrics.sign_ins.with_label_values(&[outcome]).inc();
@@ -177,7 +186,12 @@ impl Sso {
         mut record: SessionRecord,
         now: u64,
     ) -> Result<Session, SessionFailure> {
-        let Some(refresh_token) = record.refresh_token.clone() else { return Err(SessionFailure::Missing) };
+        let Some(refresh_token) =
+            record.refresh_token.as_deref().and_then(|sealed| self.open_refresh_token(sealed))
+        else {
+            let _ = self.revoke(&id);
+            return Err(SessionFailure::Missing);
+        };
         match self.oidc.refresh(&refresh_token).await {
             Ok(tokens) => {
                 if let Some(claims) = &tokens.claims {
@@ -190,7 +204,8 @@ impl Sso {
                         }
                     }
                 }
-                record.refresh_token = tokens.refresh_token.clone();
+                record.refresh_token =
+                    tokens.refresh_token.as_deref().map(|token| self.seal_refresh_token(token));
                 record.refresh_after = Some(refresh_due(tokens.expires_at, now));
                 session::put(self.store.as_ref(), Table::Sessions, &id, &record)
                     .map_err(store_unavailable)?;
@@ -213,6 +228,9 @@ impl Sso {
         }
     }
 }
+
+/// The purpose refresh tokens are sealed for in the store.
+const REFRESH_TOKEN_PURPOSE: &str = "toolgate refresh token";
 
 /// When to refresh: a minute before expiry, or half-way through a token shorter than two
 /// minutes, and never in the past.

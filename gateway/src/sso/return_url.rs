@@ -106,4 +106,113 @@ mod tests {
             assert_eq!(site_target(bad, &hosts), None, "{bad:?}");
         }
     }
+
+    /// Prefixes that turn a path into another origin in some parser, raw and encoded.
+    const PREFIXES: [&str; 30] = [
+        "//",
+        "/\\",
+        "\\\\",
+        "/\t/",
+        "/%2F",
+        "/%2f/",
+        "%2F%2F",
+        "/%5C",
+        "/%5c%5c",
+        "/%252F%252F",
+        "///",
+        "/.//",
+        "/..//",
+        "/%2e%2e//",
+        "https:",
+        "http:",
+        "https://",
+        "http:/",
+        "https:\\\\",
+        "javascript:",
+        "data:",
+        "\t//",
+        " //",
+        "/%09/",
+        "/%0d%0a/",
+        "\\/",
+        "/\\/",
+        "／／",
+        "/／",
+        "＼",
+    ];
+    /// Hosts an attacker wants to land on, with tricks to look like the site.
+    const HOSTS: [&str; 12] = [
+        "evil.example",
+        "evil.example@app.localhost",
+        "app.localhost.evil.example",
+        "app.localhost%2F@evil.example",
+        "app.localhost@evil.example",
+        "evil.example#@app.localhost",
+        "[::1]",
+        "0x7f000001",
+        "2130706433",
+        "／／evil.example",
+        "＼evil",
+        "evil。example",
+    ];
+    const SITE: &str = "http://app.localhost:8080";
+
+    fn payloads() -> Vec<String> {
+        let mut payloads = Vec::new();
+        for prefix in PREFIXES {
+            for host in HOSTS {
+                for suffix in ["", "/path?next=/x"] {
+                    payloads.push(format!("{prefix}{host}{suffix}"));
+                }
+            }
+        }
+        payloads
+    }
+
+    /// Where a browser on the site lands when the gateway redirects to `path`.
+    fn landing_origin(path: &str) -> Option<String> {
+        let base = url::Url::parse(&format!("{SITE}/x")).expect("base URL");
+        base.join(path).ok().map(|landing| landing.origin().ascii_serialization())
+    }
+
+    #[test]
+    fn open_redirect_payloads_never_leave_the_site() {
+        let payloads = payloads();
+        assert!(payloads.len() >= 300, "only {} payloads", payloads.len());
+        let hosts = vec!["app.localhost".to_owned()];
+        let mut accepted_targets = 0;
+        for payload in &payloads {
+            let path = same_origin_path(payload);
+            assert_eq!(landing_origin(&path).as_deref(), Some(SITE), "{payload:?} became {path:?}");
+            for candidate in [payload.clone(), format!("{SITE}{payload}")] {
+                let Some((origin, path)) = site_target(&candidate, &hosts) else { continue };
+                accepted_targets += 1;
+                let parsed = url::Url::parse(&origin).expect("origin is a URL");
+                assert_eq!(parsed.host_str(), Some("app.localhost"), "{candidate:?} gave {origin}");
+                if candidate.starts_with(SITE) {
+                    assert_eq!(origin, SITE, "{candidate:?}");
+                }
+                assert_eq!(same_origin_path(&path), path, "{candidate:?} gave an unsafe path {path:?}");
+                assert_eq!(landing_origin(&path).as_deref(), Some(SITE), "{candidate:?} gave {path:?}");
+            }
+        }
+        // The site-prefixed payloads that parse as site URLs must still come back as targets;
+        // without any, the checks above would pass vacuously.
+        assert!(accepted_targets > 0, "no payload was accepted as a site target");
+    }
+
+    #[test]
+    fn payloads_concatenated_to_the_site_origin_keep_it() {
+        let hosts = vec!["app.localhost".to_owned()];
+        for payload in payloads() {
+            let candidate = format!("{SITE}{payload}");
+            if let Some((origin, path)) = site_target(&candidate, &hosts) {
+                assert_eq!(origin, SITE, "{candidate:?}");
+                let landing = url::Url::parse(&origin).and_then(|origin| origin.join(&path)).expect("joins");
+                assert_eq!(landing.origin().ascii_serialization(), SITE, "{candidate:?} gave {path:?}");
+            }
+            let path = same_origin_path(&candidate);
+            assert_eq!(path, "/", "an absolute URL is never a same-origin path: {candidate:?}");
+        }
+    }
 }

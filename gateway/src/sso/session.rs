@@ -19,7 +19,7 @@ pub struct SessionRecord {
     pub created_at: u64,
     /// When the session ends whatever happens (UNIX seconds).
     pub expires_at: u64,
-    /// The provider's refresh token, when it gave one.
+    /// The provider's refresh token when it gave one, sealed with the session keys.
     pub refresh_token: Option<String>,
     /// When to refresh the tokens (UNIX seconds); `None` without a refresh token.
     pub refresh_after: Option<u64>,

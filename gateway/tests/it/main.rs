@@ -12,5 +12,7 @@ mod pages;
 mod passthrough;
 mod policy;
 mod process;
+mod sso_interop;
+mod sso_tokens;
 mod tls;
 mod websocket;
