@@ -21,7 +21,11 @@ fn session_cookie(criterion: &mut Criterion) {
     let mut settings = config.sso.take().expect("sso");
     settings.client_secret = SecretRef::Generated("secret".into());
     let store = Arc::new(SledStore::temporary().expect("store"));
-    let sso = Sso::new(&config, &settings, store, gateway::metrics::Metrics::new()).expect("sso");
+    let metrics = gateway::metrics::Metrics::new();
+    let audit_key = gateway::audit::digest::DigestKey::new(b"bench");
+    let audit =
+        Arc::new(gateway::audit::AuditLog::start(store.clone(), audit_key, metrics.clone()).expect("audit"));
+    let sso = Sso::new(&config, &settings, store, audit, metrics).expect("sso");
     let identity = Identity {
         user: "alice".into(),
         email: Some("alice@corp.example".into()),
@@ -35,7 +39,10 @@ fn session_cookie(criterion: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
     criterion.bench_function("session cookie: open, load and parse the record", |bench| {
         bench.iter(|| {
-            runtime.block_on(sso.session(black_box(&headers))).map(|session| session.record.expires_at).ok()
+            runtime
+                .block_on(sso.session(black_box(&headers), false))
+                .map(|session| session.record.expires_at)
+                .ok()
         })
     });
 }

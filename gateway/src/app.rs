@@ -2,6 +2,8 @@
 //! server and the admin server, sharing one state and one shutdown signal. The binary, the
 //! demo and the integration tests all start gateways through here.
 
+use crate::audit::digest::DigestKey;
+use crate::audit::{AuditLog, AuditStartError};
 use crate::config::{Config, StoreLocation};
 use crate::metrics::Metrics;
 use crate::policy_reload::{self, PolicyHandle, PolicyLoadError};
@@ -44,6 +46,12 @@ pub enum StartError {
     /// Single sign-on cannot start (secrets, keys).
     #[error(transparent)]
     Sso(#[from] SsoStartError),
+    /// The audit log cannot start (damaged store, unreadable key).
+    #[error(transparent)]
+    Audit(#[from] AuditStartError),
+    /// The audit key could not be read.
+    #[error("audit.key: {0}")]
+    AuditKey(#[from] crate::secrets::SecretError),
 }
 
 /// How often expired sessions, logins and tickets are removed from the store.
@@ -73,16 +81,16 @@ pub fn start(
 ) -> Result<Running, StartError> {
     let tls = config.server.tls.as_ref().map(tls::acceptor).transpose()?;
     let metrics = Metrics::new();
-    let policy = Arc::new(PolicyHandle::new(policy_reload::load(&config)?, &config, metrics.clone()));
+    let store = open_store(&config.store)?;
+    let audit =
+        Arc::new(AuditLog::start(store.clone(), audit_key(&config, store.as_ref())?, metrics.clone())?);
+    let policy =
+        Arc::new(PolicyHandle::new(policy_reload::load(&config)?, &config, metrics.clone(), audit.clone()));
     let address = listener.local_addr().unwrap_or(config.server.listen);
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
     let sso = match &config.sso {
         Some(settings) => {
-            let store: Arc<dyn Store> = match &config.store {
-                StoreLocation::Directory(path) => Arc::new(SledStore::open(path)?),
-                StoreLocation::Memory => Arc::new(SledStore::temporary()?),
-            };
-            let sso = Arc::new(Sso::new(&config, settings, store, metrics.clone())?);
+            let sso = Arc::new(Sso::new(&config, settings, store, audit.clone(), metrics.clone())?);
             tokio::spawn(sweep_periodically(sso.clone(), shutdown.wait()));
             Some(sso)
         }
@@ -91,7 +99,7 @@ pub fn start(
             None
         }
     };
-    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso));
+    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit));
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
@@ -116,4 +124,30 @@ async fn sweep_periodically(sso: Arc<Sso>, shutdown: impl Future<Output = ()>) {
             }
         }
     }
+}
+
+/// Opens the store the configuration names.
+pub fn open_store(location: &StoreLocation) -> Result<Arc<dyn Store>, StoreError> {
+    Ok(match location {
+        StoreLocation::Directory(path) => Arc::new(SledStore::open(path)?),
+        StoreLocation::Memory => Arc::new(SledStore::temporary()?),
+    })
+}
+
+/// The audit key: the configured secret, else one generated on first start and kept in the
+/// store (so digests stay comparable across restarts; configure a key to keep it apart from the
+/// log it protects).
+pub fn audit_key(config: &Config, store: &dyn Store) -> Result<DigestKey, StartError> {
+    if let Some(reference) = &config.audit.key {
+        return Ok(DigestKey::new(reference.read()?.as_bytes()));
+    }
+    const GENERATED: &[u8] = b"audit.generated_key";
+    if let Some(key) = store.get(crate::store::Table::Meta, GENERATED)? {
+        return Ok(DigestKey::new(&key));
+    }
+    let key = crate::sso::keys::random_bytes::<32>();
+    store.put(crate::store::Table::Meta, GENERATED, &key)?;
+    store.flush()?;
+    tracing::warn!("no audit.key configured: generated one and kept it in the store");
+    Ok(DigestKey::new(&key))
 }

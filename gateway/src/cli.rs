@@ -3,7 +3,7 @@
 
 use crate::config::Config;
 use crate::shutdown::Shutdown;
-use crate::{app, demo, policy_cli, policy_reload, telemetry, tls};
+use crate::{app, audit_cli, demo, policy_cli, policy_reload, telemetry, tls};
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,6 +34,9 @@ enum Command {
     /// Ask the policy engine.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Verify, export or prune the audit log.
+    #[command(subcommand)]
+    Audit(audit_cli::AuditCommand),
     /// Start the demo on loopback: the gateway and demo intranet apps, nothing to configure.
     Demo {
         /// Port of the gateway on 127.0.0.1.
@@ -60,6 +63,11 @@ impl Cli {
             Command::Policy(PolicyCommand::Explain(args)) => {
                 report(policy_cli::explain(&args).map(|text| print!("{text}")))
             }
+            Command::Audit(command) => match audit_cli::execute(command) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => report(Err(error)),
+            },
             Command::Demo { port, sign_in_as } => report(with_runtime(demo::run(port, sign_in_as))),
         }
     }

@@ -62,6 +62,9 @@ pub enum ProxyError {
     /// A state-changing request without a valid CSRF token.
     #[error("CSRF check failed")]
     CsrfFailed,
+    /// An action that must be audited could not be recorded, so it was refused.
+    #[error("audit log unavailable")]
+    AuditUnavailable,
 }
 
 impl ProxyError {
@@ -85,6 +88,7 @@ impl ProxyError {
             Self::LoginFailed => "login_failed",
             Self::SsoUnavailable => "sso_unavailable",
             Self::CsrfFailed => "csrf_failed",
+            Self::AuditUnavailable => "audit_unavailable",
         }
     }
 
@@ -95,7 +99,7 @@ impl ProxyError {
             Self::BadRequest => StatusCode::BAD_REQUEST,
             Self::Unauthenticated | Self::LoginFailed => StatusCode::UNAUTHORIZED,
             Self::Forbidden | Self::CsrfFailed => StatusCode::FORBIDDEN,
-            Self::SsoUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::SsoUnavailable | Self::AuditUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::UpstreamConnectTimeout | Self::UpstreamHeadersTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamRefused
             | Self::UpstreamUnreachable
@@ -201,6 +205,12 @@ impl ProxyError {
                 "Sign-in unavailable",
                 "The corporate sign-in service cannot be reached right now, so nothing can be opened. \
                  Try again in a minute."
+                    .into(),
+            ),
+            Self::AuditUnavailable => (
+                "Temporarily refused",
+                "This action must be recorded in the audit log, and the log cannot be written right now, \
+                 so the action was not carried out. The gateway's operators have been alerted; try again later."
                     .into(),
             ),
             Self::CsrfFailed => (

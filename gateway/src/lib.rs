@@ -6,6 +6,8 @@
 
 pub mod admin;
 pub mod app;
+pub mod audit;
+pub mod audit_cli;
 pub mod body;
 pub mod cli;
 pub mod config;

@@ -31,6 +31,10 @@ pub struct Metrics {
     pub policy_reloads: IntCounterVec,
     /// Rules in the policy in force.
     pub policy_rules: IntGauge,
+    /// Audit records made durable.
+    pub audit_records: IntCounter,
+    /// Audit batches that could not be written.
+    pub audit_write_failures: IntCounter,
     /// Sign-in events by outcome (`login`, `login_failed`, `logout`, `refreshed`, `refresh_failed`).
     pub sign_ins: IntCounterVec,
 }
@@ -80,6 +84,11 @@ impl Metrics {
             Opts::new("toolgate_sign_in_events_total", "Sign-in events by outcome."),
             &["outcome"],
         );
+        let audit_records = IntCounter::new("toolgate_audit_records_total", "Audit records made durable.");
+        let audit_write_failures = IntCounter::new(
+            "toolgate_audit_write_failures_total",
+            "Audit batches that could not be written.",
+        );
         let metrics = (|| -> prometheus::Result<Self> {
             let requests = requests?;
             let request_duration = request_duration?;
@@ -91,6 +100,8 @@ impl Metrics {
             let policy_reloads = policy_reloads?;
             let policy_rules = policy_rules?;
             let sign_ins = sign_ins?;
+            let audit_records = audit_records?;
+            let audit_write_failures = audit_write_failures?;
             registry.register(Box::new(requests.clone()))?;
             registry.register(Box::new(request_duration.clone()))?;
             registry.register(Box::new(upstream_errors.clone()))?;
@@ -101,6 +112,8 @@ impl Metrics {
             registry.register(Box::new(policy_reloads.clone()))?;
             registry.register(Box::new(policy_rules.clone()))?;
             registry.register(Box::new(sign_ins.clone()))?;
+            registry.register(Box::new(audit_records.clone()))?;
+            registry.register(Box::new(audit_write_failures.clone()))?;
             Ok(Self {
                 registry: registry.clone(),
                 requests,
@@ -113,6 +126,8 @@ impl Metrics {
                 policy_reloads,
                 policy_rules,
                 sign_ins,
+                audit_records,
+                audit_write_failures,
             })
         })();
         // The names, help texts and label sets above are constants; registration can only fail

@@ -2,10 +2,13 @@
 //! SIGHUP, and never replaced by a document that fails to parse (the old one stays, the failure
 //! is logged and counted). Request handlers take a cheap clone of the current `Policy`.
 
+use crate::audit::AuditLog;
+use crate::audit::event::{AuditEvent, EventKind};
 use crate::config::{Config, SiteId};
 use crate::metrics::Metrics;
 use policy::{Policy, PolicyErrors};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::{PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
 
@@ -51,17 +54,19 @@ pub struct PolicyHandle {
     file: Option<PathBuf>,
     sites: Vec<SiteId>,
     metrics: Metrics,
+    audit: Arc<AuditLog>,
 }
 
 impl PolicyHandle {
     /// Wraps the initially loaded policy.
-    pub fn new(initial: Policy, config: &Config, metrics: Metrics) -> Self {
+    pub fn new(initial: Policy, config: &Config, metrics: Metrics, audit: Arc<AuditLog>) -> Self {
         metrics.policy_rules.set(initial.rule_ids().count() as i64);
         Self {
             current: RwLock::new(initial),
             file: config.policy_file.clone(),
             sites: config.site_ids(),
             metrics,
+            audit,
         }
     }
 
@@ -71,9 +76,27 @@ impl PolicyHandle {
         self.current.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// Reads the file again; swaps the policy in only if the whole document is valid.
-    pub fn reload(&self) -> Result<(), PolicyLoadError> {
+    /// Reads the file again; swaps the policy in only if the whole document is valid. Either
+    /// way the outcome is audited.
+    pub async fn reload(&self) -> Result<(), PolicyLoadError> {
         let Some(path) = &self.file else { return Ok(()) };
+        let outcome = self.swap(path);
+        let event = match &outcome {
+            Ok(rules) => {
+                AuditEvent::new(EventKind::PolicyReload).decision("applied", &format!("{rules} rules"))
+            }
+            Err(error) => {
+                let mut event =
+                    AuditEvent::new(EventKind::PolicyRejected).decision("rejected", "invalid policy");
+                event.explanation = Some(serde_json::Value::String(error.to_string()));
+                event
+            }
+        };
+        self.audit.record_or_log(event.resource(&path.display().to_string())).await;
+        outcome.map(drop)
+    }
+
+    fn swap(&self, path: &Path) -> Result<usize, PolicyLoadError> {
         match load_file(path, &self.sites) {
             Ok(policy) => {
                 let rules = policy.rule_ids().count();
@@ -81,7 +104,7 @@ impl PolicyHandle {
                 self.metrics.policy_reloads.with_label_values(&["applied"]).inc();
                 self.metrics.policy_rules.set(rules as i64);
                 tracing::info!(file = %path.display(), rules, "policy reloaded");
-                Ok(())
+                Ok(rules)
             }
             Err(error) => {
                 self.metrics.policy_reloads.with_label_values(&["rejected"]).inc();
@@ -119,13 +142,13 @@ impl PolicyHandle {
                 _ = hangup => {
                     tracing::info!("SIGHUP received: reloading the policy");
                     last_seen = self.file.as_deref().and_then(file_stamp);
-                    let _ = self.reload();
+                    let _ = self.reload().await;
                 }
                 _ = ticker.tick() => {
                     let stamp = self.file.as_deref().and_then(file_stamp);
                     if stamp.is_some() && stamp != last_seen {
                         last_seen = stamp;
-                        let _ = self.reload();
+                        let _ = self.reload().await;
                     }
                 }
             }
@@ -146,7 +169,7 @@ mod tests {
     fn config_with_policy(path: &Path) -> Config {
         let text = format!(
             "public_url = \"http://g.test\"\n[server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\ninsecure_no_sso = true\n\
-             [policy]\nfile = \"{}\"\n[sites.tasks]\nhost = \"tasks.test\"\nupstream = \"http://127.0.0.1:1\"\n",
+             [policy]\nfile = \"{}\"\n[store]\npath = \":memory:\"\n[sites.tasks]\nhost = \"tasks.test\"\nupstream = \"http://127.0.0.1:1\"\n",
             path.display()
         );
         Config::parse(&text, "test.toml").expect("config")
@@ -160,27 +183,40 @@ mod tests {
         view.tool(&policy::ToolRef::named(tool)).0.label().to_owned()
     }
 
-    #[test]
-    fn a_broken_file_never_replaces_the_policy_in_force() {
+    fn audit() -> Arc<AuditLog> {
+        let store = Arc::new(crate::store::SledStore::temporary().expect("store"));
+        Arc::new(
+            AuditLog::start(store, crate::audit::digest::DigestKey::new(b"k"), Metrics::new())
+                .expect("audit"),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_broken_file_never_replaces_the_policy_in_force() {
         let directory = tempfile::tempdir().expect("temp dir");
         let path = directory.path().join("policy.toml");
         std::fs::write(&path, GOOD).expect("write");
         let config = config_with_policy(&path);
         let metrics = Metrics::new();
-        let handle = PolicyHandle::new(load(&config).expect("good policy"), &config, metrics.clone());
+        let audit = audit();
+        let handle =
+            PolicyHandle::new(load(&config).expect("good policy"), &config, metrics.clone(), audit.clone());
         assert_eq!(decision(&handle, "add_task"), "allow");
 
         std::fs::write(&path, GOOD.replace("tools.allow", "tools.alow")).expect("write");
-        let error = handle.reload().expect_err("broken policy");
+        let error = handle.reload().await.expect_err("broken policy");
         assert!(error.to_string().contains("policy.toml"), "{error}");
         assert_eq!(decision(&handle, "add_task"), "allow", "old policy stays in force");
 
         std::fs::write(&path, GOOD.replace("tools.allow", "tools.deny")).expect("write");
-        handle.reload().expect("valid policy");
+        handle.reload().await.expect("valid policy");
         assert_eq!(decision(&handle, "add_task"), "deny", "new policy in force");
         let text = metrics.render();
         assert!(text.contains("toolgate_policy_reloads_total{outcome=\"rejected\"} 1"), "{text}");
         assert!(text.contains("toolgate_policy_reloads_total{outcome=\"applied\"} 1"), "{text}");
+        let page = crate::audit::query::find(audit.store(), &Default::default(), 0, 10).expect("query");
+        let kinds: Vec<_> = page.records.iter().filter_map(|record| record.event.kind).collect();
+        assert_eq!(kinds, [EventKind::PolicyRejected, EventKind::PolicyReload], "both outcomes are audited");
     }
 
     #[test]

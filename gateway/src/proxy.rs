@@ -2,6 +2,7 @@
 //! request → rewrite or pass through → respond. Each step is a call into the module that owns
 //! it; failures become responses in `errors.rs` only.
 
+use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{IdleTimeout, ProxyBody};
 use crate::config::Site;
 use crate::errors::{ProxyError, error_response};
@@ -54,7 +55,9 @@ pub async fn handle(
                     client,
                     gateway.is_trusted_proxy(client.peer),
                 ) == "https";
-                match sso::login::gateway_host(sso, &request, secure).await {
+                match sso::login::gateway_host(sso, &gateway.config.audit.reader_groups, &request, secure)
+                    .await
+                {
                     Ok(response) => (response, Route::Reserved),
                     Err(error) => (failure(error, None, &request_id), Route::Error),
                 }
@@ -102,21 +105,22 @@ async fn forward(
         return Ok((reserved::respond(&request)?, Route::Reserved));
     }
 
-    let identity =
-        match authenticate(gateway, site, &request, &format!("{origin_scheme}://{browser_host}"), secure)
-            .await?
-        {
-            Access::Granted(identity) => identity,
-            Access::SignIn(redirect) => return Ok((redirect, Route::SignIn)),
-        };
+    let origin = format!("{origin_scheme}://{browser_host}");
+    let signed_in = match authenticate(gateway, site, &request, &origin, secure).await? {
+        Access::Granted(signed_in) => signed_in,
+        Access::SignIn(redirect) => return Ok((redirect, Route::SignIn)),
+    };
+    let identity = signed_in.as_ref().map(|(identity, _)| identity);
     let method = request.method().clone();
     let upgrade = websocket::is_upgrade(&request)
         .then(|| request.headers().get(header::UPGRADE).cloned())
         .flatten()
         .map(|value| (value, hyper::upgrade::on(&mut request)));
 
-    let assertion = match (&gateway.sso, &identity) {
-        (Some(sso), Some(identity)) => sso.assertion.sign(identity, site.id.as_str(), sso::oidc::unix_now()),
+    let assertion = match (&gateway.sso, &signed_in) {
+        (Some(sso), Some((identity, session))) => {
+            sso.assertion.for_session(session, identity, site.id.as_str(), sso::oidc::unix_now())
+        }
         _ => None,
     };
     let hop = Hop {
@@ -124,7 +128,7 @@ async fn forward(
         trusted,
         browser_host: &browser_host,
         request_id,
-        identity: identity.as_ref(),
+        identity,
         assertion: assertion.as_deref(),
     };
     let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
@@ -166,8 +170,8 @@ struct Hop<'a> {
 
 /// The outcome of authentication for a site request.
 enum Access {
-    /// Go on, as this user (`None` only with `insecure_no_sso`).
-    Granted(Option<Identity>),
+    /// Go on, as this user in this session (`None` only with `insecure_no_sso`).
+    Granted(Option<(Identity, sso::session::SessionId)>),
     /// Not signed in: this response sends the browser to sign in.
     SignIn(Response<ProxyBody>),
 }
@@ -181,8 +185,8 @@ async fn authenticate(
     secure: bool,
 ) -> Result<Access, ProxyError> {
     let Some(sso) = &gateway.sso else { return Ok(Access::Granted(None)) };
-    let identity = match sso.session(request.headers()).await {
-        Ok(session) => session.record.identity,
+    let session = match sso.session(request.headers(), secure).await {
+        Ok(session) => session,
         Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
         Err(SessionFailure::Missing) => {
             let path = request.uri().path_and_query().map_or("/", |path| path.as_str());
@@ -192,10 +196,16 @@ async fn authenticate(
             return Ok(Access::SignIn(redirect));
         }
     };
+    let identity = session.record.identity;
     if site.allow_groups.as_ref().is_some_and(|allowed| !identity.in_any(allowed)) {
+        let event = AuditEvent::new(EventKind::AccessDenied)
+            .actor(&identity.user, identity.email.as_deref(), &identity.groups)
+            .site(site.id.as_str())
+            .decision("deny", "site_access_rule");
+        gateway.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
         return Err(ProxyError::Forbidden);
     }
-    Ok(Access::Granted(Some(identity)))
+    Ok(Access::Granted(Some((identity, session.id))))
 }
 
 /// Builds the request the upstream sees: its own URI, HTTP/1.1, hop-by-hop headers gone,

@@ -1,6 +1,7 @@
 //! The gateway's shared state: checked configuration, the site table, the upstream client and
 //! the metrics. Built once at start-up and shared by every connection behind an `Arc`.
 
+use crate::audit::AuditLog;
 use crate::config::{Config, Site};
 use crate::metrics::{Metrics, SiteRequestMetrics};
 use crate::policy_reload::PolicyHandle;
@@ -25,6 +26,8 @@ pub struct Gateway {
     pub sso: Option<Arc<Sso>>,
     /// The gateway's own host (from `public_url`), where sign-in lives.
     pub gateway_host: String,
+    /// The audit log.
+    pub audit: Arc<AuditLog>,
     sites_by_host: HashMap<String, SiteEntry>,
     unknown_site_metrics: SiteRequestMetrics,
     draining: AtomicBool,
@@ -40,7 +43,13 @@ pub struct SiteEntry {
 
 impl Gateway {
     /// Builds the state for `config`, enforcing `policy`.
-    pub fn new(config: Config, metrics: Metrics, policy: Arc<PolicyHandle>, sso: Option<Arc<Sso>>) -> Self {
+    pub fn new(
+        config: Config,
+        metrics: Metrics,
+        policy: Arc<PolicyHandle>,
+        sso: Option<Arc<Sso>>,
+        audit: Arc<AuditLog>,
+    ) -> Self {
         let sites_by_host = config
             .sites
             .iter()
@@ -57,6 +66,7 @@ impl Gateway {
             client: UpstreamClient::new(config.timeouts),
             gateway_host: config.gateway_host(),
             sso,
+            audit,
             config: Arc::new(config),
             metrics,
             policy,

@@ -38,12 +38,24 @@ pub struct Config {
     pub policy_file: Option<PathBuf>,
     /// Single sign-on; `None` only when `server.insecure_no_sso` says so (development).
     pub sso: Option<SsoConfig>,
+    /// The audit log's settings.
+    pub audit: AuditConfig,
     /// Timeouts for clients and upstreams.
     pub timeouts: Timeouts,
     /// Size limits.
     pub limits: Limits,
     /// The internal sites, in id order.
     pub sites: Vec<Site>,
+}
+
+/// `[audit]`.
+#[derive(Debug, Clone, Default)]
+pub struct AuditConfig {
+    /// The key for digests and prune checkpoints; without one, a key is generated once and kept
+    /// in the store.
+    pub key: Option<SecretRef>,
+    /// Groups allowed to read the audit log through the query API.
+    pub reader_groups: Vec<String>,
 }
 
 /// Where the embedded store lives.
@@ -173,6 +185,9 @@ impl Config {
             resolve(&mut tls.cert);
             resolve(&mut tls.key);
         }
+        if let Some(key) = &mut self.audit.key {
+            key.resolve_relative_to(directory);
+        }
         if let Some(sso) = &mut self.sso {
             sso.client_secret.resolve_relative_to(directory);
             for key in sso.session_keys.iter_mut().chain(sso.assertion_keys.iter_mut()) {
@@ -289,6 +304,19 @@ impl Checker<'_> {
                 None
             }
         };
+        let audit = match &raw.audit {
+            None => Some(AuditConfig::default()),
+            Some(audit) => {
+                let key = match &audit.key {
+                    None => Some(None),
+                    Some(value) => self.check(value, "audit.key", SecretRef::parse).map(Some),
+                };
+                key.map(|key| AuditConfig {
+                    key,
+                    reader_groups: audit.reader_groups.iter().map(|group| group.get_ref().clone()).collect(),
+                })
+            }
+        };
         let timeouts = self.timeouts(&raw.timeouts);
         let limits = self.limits(&raw.limits);
         let sites = self.sites(&raw);
@@ -317,6 +345,7 @@ impl Checker<'_> {
             store: store?,
             policy_file: policy_file?,
             sso: sso?,
+            audit: audit?,
             timeouts: timeouts?,
             limits: limits?,
             sites,

@@ -20,6 +20,8 @@ pub struct RawConfig {
     #[serde(default)]
     pub policy: Option<RawPolicy>,
     #[serde(default)]
+    pub audit: Option<RawAudit>,
+    #[serde(default)]
     pub timeouts: RawTimeouts,
     #[serde(default)]
     pub limits: RawLimits,
@@ -91,6 +93,16 @@ pub struct RawClaims {
     pub user: Option<Spanned<String>>,
     pub email: Option<Spanned<String>>,
     pub groups: Option<Spanned<String>>,
+}
+
+/// `[audit]`: the audit log's key and who may read it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAudit {
+    #[serde(default)]
+    pub key: Option<Spanned<String>>,
+    #[serde(default)]
+    pub reader_groups: Vec<Spanned<String>>,
 }
 
 /// `[policy]`: the policy document the gateway enforces.

@@ -15,6 +15,11 @@ use serde_json::json;
 
 /// How long an assertion is valid: long enough for one request to reach its site.
 const LIFETIME_SECONDS: u64 = 60;
+/// A signed assertion is reused for the same session and site for this long (half its life),
+/// so a busy user costs one ECDSA signature per site every half minute, not one per request.
+const REUSE_SECONDS: u64 = LIFETIME_SECONDS / 2;
+/// Most cached assertions; the cache is emptied when it grows past this.
+const MAX_CACHED: usize = 100_000;
 
 /// Why the assertion keys could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +46,14 @@ pub struct AssertionSigner {
     issuer: String,
     keys: Vec<SigningKey>,
     jwks: bytes::Bytes,
+    cache: std::sync::Mutex<std::collections::HashMap<(Vec<u8>, String), Cached>>,
+}
+
+/// An assertion already signed for a session and site.
+struct Cached {
+    identity: Identity,
+    token: String,
+    issued_at: u64,
 }
 
 impl AssertionSigner {
@@ -67,7 +80,29 @@ impl AssertionSigner {
             );
         }
         let jwks = json!({ "keys": keys.iter().map(|key| key.public_jwk.clone()).collect::<Vec<_>>() });
-        Ok(Self { issuer, keys, jwks: bytes::Bytes::from(jwks.to_string()) })
+        Ok(Self { issuer, keys, jwks: bytes::Bytes::from(jwks.to_string()), cache: Default::default() })
+    }
+
+    /// The assertion for a session's `identity` going to `site`: the one signed for this session
+    /// and site less than half a lifetime ago if the identity is unchanged, else a new one.
+    pub fn for_session(&self, session: &[u8], identity: &Identity, site: &str, now: u64) -> Option<String> {
+        let key = (session.to_vec(), site.to_owned());
+        let cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(cached) = cache.get(&key)
+            && cached.identity == *identity
+            && now < cached.issued_at + REUSE_SECONDS
+        {
+            return Some(cached.token.clone());
+        }
+        // Signing happens with the lock released: it is the expensive part.
+        drop(cache);
+        let token = self.sign(identity, site, now)?;
+        let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(key, Cached { identity: identity.clone(), token: token.clone(), issued_at: now });
+        Some(token)
     }
 
     /// The assertion for `identity` going to `site`.
@@ -121,6 +156,35 @@ impl SigningKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn assertions_are_reused_per_session_and_site_for_half_their_life() {
+        let signer = AssertionSigner::new(&[], "https://gateway.test".into()).expect("signer");
+        let alice = Identity { user: "alice".into(), email: None, groups: vec!["eng".into()] };
+        let first = signer.for_session(b"session-1", &alice, "tasks", 1000).expect("signed");
+        assert_eq!(signer.for_session(b"session-1", &alice, "tasks", 1029).as_ref(), Some(&first), "reused");
+        assert_ne!(
+            signer.for_session(b"session-1", &alice, "payroll", 1001).as_ref(),
+            Some(&first),
+            "per site"
+        );
+        assert_ne!(
+            signer.for_session(b"session-2", &alice, "tasks", 1001).as_ref(),
+            Some(&first),
+            "per session"
+        );
+        let regrouped = Identity { groups: vec!["ops".into()], ..alice.clone() };
+        assert_ne!(
+            signer.for_session(b"session-1", &regrouped, "tasks", 1002).as_ref(),
+            Some(&first),
+            "identity changed"
+        );
+        assert_ne!(
+            signer.for_session(b"session-1", &alice, "tasks", 1030).as_ref(),
+            Some(&first),
+            "renewed at half life"
+        );
+    }
 
     #[test]
     fn assertions_verify_with_the_published_keys_for_their_site_only() {

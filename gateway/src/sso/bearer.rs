@@ -85,9 +85,10 @@ pub fn verify_with_key(
     validation.set_issuer(&[issuer]);
     validation.set_audience(audiences);
     validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-    let claims = jsonwebtoken::decode::<serde_json::Map<String, serde_json::Value>>(token, &decoding, &validation)
-        .map(|data| data.claims)
-        .map_err(|error| BearerError::Invalid(error.to_string()))?;
+    let claims =
+        jsonwebtoken::decode::<serde_json::Map<String, serde_json::Value>>(token, &decoding, &validation)
+            .map(|data| data.claims)
+            .map_err(|error| BearerError::Invalid(error.to_string()))?;
     // jsonwebtoken also accepts an array of issuers containing ours; RFC 7519 makes `iss` one
     // string, and a token naming several issuers is not ours.
     if claims.get("iss").and_then(serde_json::Value::as_str) != Some(issuer) {

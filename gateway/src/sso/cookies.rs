@@ -49,11 +49,12 @@ pub fn set_cookie(kind: CookieKind, secure: bool, value: &str, max_age_seconds: 
     .ok()
 }
 
-/// The value of a gateway cookie in a request (either spelling of its name is read, so a
-/// deployment moving behind TLS does not strand sessions).
-pub fn read(headers: &HeaderMap, kind: CookieKind) -> Option<String> {
-    let (secure, plain) = (kind.name(true), kind.name(false));
-    pairs(headers).find(|(name, _)| *name == secure || *name == plain).map(|(_, value)| value.to_owned())
+/// The value of a gateway cookie in a request. Over HTTPS only the `__Host-` name counts: a
+/// plain-named cookie can be planted by a sibling subdomain (cookie tossing), which would let an
+/// attacker sign a victim into the attacker's session.
+pub fn read(headers: &HeaderMap, kind: CookieKind, secure: bool) -> Option<String> {
+    let name = kind.name(secure);
+    pairs(headers).find(|(candidate, _)| *candidate == name).map(|(_, value)| value.to_owned())
 }
 
 /// Removes every gateway cookie from a request on its way to a site, keeping the site's own.
@@ -103,6 +104,16 @@ mod tests {
         only_ours.insert(header::COOKIE, HeaderValue::from_static("toolgate=secret"));
         strip_gateway_cookies(&mut only_ours);
         assert!(only_ours.get(header::COOKIE).is_none());
+    }
+
+    #[test]
+    fn over_https_only_host_prefixed_cookies_count() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::COOKIE, HeaderValue::from_static("toolgate=planted"));
+        assert_eq!(read(&headers, CookieKind::Session, true), None, "a tossed cookie is ignored");
+        assert_eq!(read(&headers, CookieKind::Session, false).as_deref(), Some("planted"));
+        headers.insert(header::COOKIE, HeaderValue::from_static("toolgate=planted; __Host-toolgate=real"));
+        assert_eq!(read(&headers, CookieKind::Session, true).as_deref(), Some("real"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The sign-in endpoints. On the gateway's own host: `/.toolgate/login` and
-//! `/.toolgate/callback`. On every site host: `/.toolgate/session` (takes a handoff ticket),
+//! `/.toolgate/callback` (and the audit query API, `/.toolgate/audit/records`). On every site host: `/.toolgate/session` (takes a handoff ticket),
 //! `/.toolgate/logout` (GET shows a confirmation form, POST with its CSRF token signs out
 //! everywhere) and `/.toolgate/whoami` (the caller's identity, by session or bearer token).
 //! `/.toolgate/jwks.json` (the assertion keys) is on both.
@@ -9,6 +9,7 @@ use super::identity::Identity;
 use super::oidc::{OidcError, unix_now};
 use super::session::{self, Handoff, PendingLogin};
 use super::{SessionFailure, Sso, keys, return_url};
+use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{self, ProxyBody};
 use crate::errors::ProxyError;
 use crate::pages::{escape_html, page};
@@ -27,18 +28,55 @@ const HANDOFF_SECONDS: u64 = 60;
 /// Largest form body accepted on sign-in endpoints.
 const MAX_FORM: usize = 4096;
 
-/// Answers a request on the gateway's own host.
+/// Answers a request on the gateway's own host; `readers` are the groups that may query the
+/// audit log.
 pub async fn gateway_host(
     sso: &Sso,
+    readers: &[String],
     request: &Request<Incoming>,
     secure: bool,
 ) -> Result<Response<ProxyBody>, ProxyError> {
     let query = query_pairs(request);
     match (request.method(), request.uri().path()) {
         (&Method::GET, "/.toolgate/login") => start(sso, request.headers(), &query, secure).await,
-        (&Method::GET, "/.toolgate/callback") => callback(sso, request.headers(), &query, secure).await,
+        (&Method::GET, "/.toolgate/callback") => {
+            let result = callback(sso, request.headers(), &query, secure).await;
+            if let Err(ProxyError::LoginFailed) = result {
+                // A failed sign-in is audited too; if even that cannot be recorded, say so.
+                let event = AuditEvent::new(EventKind::LoginFailed).decision("failure", "login_failed");
+                sso.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
+            }
+            result
+        }
         (&Method::GET, "/.toolgate/jwks.json") => Ok(json(StatusCode::OK, sso.assertion.jwks())),
+        (&Method::GET, "/.toolgate/audit/records") => {
+            let identity = caller(sso, request.headers(), secure).await?;
+            crate::audit::api::records(&sso.audit, &identity, readers, &query).await
+        }
         _ => Err(ProxyError::NotFound),
+    }
+}
+
+/// Who is calling, by bearer token or session; 401 when neither.
+async fn caller(sso: &Sso, headers: &HeaderMap, secure: bool) -> Result<Identity, ProxyError> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")));
+    match bearer {
+        Some(token) => match sso.bearer_identity(token.trim()).await {
+            Ok(identity) => Ok(identity),
+            Err(super::bearer::BearerError::Unavailable) => Err(ProxyError::SsoUnavailable),
+            Err(error) => {
+                tracing::info!(reason = %error, "bearer token refused");
+                Err(ProxyError::Unauthenticated)
+            }
+        },
+        None => match sso.session(headers, secure).await {
+            Ok(session) => Ok(session.record.identity),
+            Err(SessionFailure::Missing) => Err(ProxyError::Unauthenticated),
+            Err(SessionFailure::Unavailable) => Err(ProxyError::SsoUnavailable),
+        },
     }
 }
 
@@ -50,9 +88,9 @@ pub async fn site_host(
 ) -> Result<Result<Response<ProxyBody>, ProxyError>, Request<Incoming>> {
     let answer = match (request.method().clone(), request.uri().path()) {
         (Method::GET, "/.toolgate/session") => handoff(sso, &request, secure),
-        (Method::GET, "/.toolgate/logout") => logout_form(sso, request.headers()).await,
+        (Method::GET, "/.toolgate/logout") => logout_form(sso, request.headers(), secure).await,
         (Method::POST, "/.toolgate/logout") => logout(sso, request, secure).await,
-        (Method::GET, "/.toolgate/whoami") => whoami(sso, request.headers()).await,
+        (Method::GET, "/.toolgate/whoami") => whoami(sso, request.headers(), secure).await,
         (Method::GET, "/.toolgate/jwks.json") => Ok(json(StatusCode::OK, sso.assertion.jwks())),
         _ => return Err(request),
     };
@@ -101,7 +139,7 @@ async fn start(
         return Err(ProxyError::BadRequest);
     };
     // Already signed in on the gateway host: no need to bother the provider.
-    match sso.session(headers).await {
+    match sso.session(headers, secure).await {
         Ok(session) => return handoff_redirect(sso, &session.id, origin, path, bind.to_owned()),
         Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
         Err(SessionFailure::Missing) => {}
@@ -141,7 +179,7 @@ async fn callback(
     let code = param(query, "code").ok_or(ProxyError::LoginFailed)?;
     // The state must be the one this browser was given: a login link cannot be replayed into
     // somebody else's browser (login CSRF).
-    let cookie_state = cookies::read(headers, CookieKind::Login)
+    let cookie_state = cookies::read(headers, CookieKind::Login, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Login.purpose(), &sealed))
         .ok_or(ProxyError::LoginFailed)?;
     if cookie_state != state.as_bytes() {
@@ -157,9 +195,20 @@ async fn callback(
         tracing::warn!(error = %error, "ID token has no usable identity");
         ProxyError::LoginFailed
     })?;
-    sso.record("login");
-    tracing::info!(outcome = "login", groups = identity.groups.len(), "user signed in");
+    let event = AuditEvent::new(EventKind::Login)
+        .actor(&identity.user, identity.email.as_deref(), &identity.groups)
+        .resource(&pending.origin)
+        .decision("success", "login");
     let id = sso.create_session(identity, &tokens).map_err(|_| ProxyError::SsoUnavailable)?;
+    let mut event = event;
+    event.session = Some(sso.session_digest(&id));
+    if sso.audit.record(event).await.is_err() {
+        // No unaudited sign-ins: the session is withdrawn before anyone could use it.
+        let _ = sso.revoke(&id);
+        return Err(ProxyError::AuditUnavailable);
+    }
+    sso.record("login");
+    tracing::info!(outcome = "login", "user signed in");
     let mut response = handoff_redirect(sso, &id, pending.origin, pending.path, pending.bind)?;
     let session_cookie = sso.keys.seal(CookieKind::Session.purpose(), &id);
     append_cookie(
@@ -203,7 +252,7 @@ fn handoff(sso: &Sso, request: &Request<Incoming>, secure: bool) -> Result<Respo
         .ok_or(ProxyError::LoginFailed)?;
     // The ticket is for this origin and for the browser that started the sign-in here.
     let this_origin = request_origin(request, secure);
-    let bind = cookies::read(request.headers(), CookieKind::Pending)
+    let bind = cookies::read(request.headers(), CookieKind::Pending, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed));
     if this_origin.as_deref() != Some(handoff.origin.as_str())
         || bind.as_deref() != Some(handoff.bind.as_bytes())
@@ -221,8 +270,12 @@ fn handoff(sso: &Sso, request: &Request<Incoming>, secure: bool) -> Result<Respo
     ))
 }
 
-async fn logout_form(sso: &Sso, headers: &HeaderMap) -> Result<Response<ProxyBody>, ProxyError> {
-    let session = match sso.session(headers).await {
+async fn logout_form(
+    sso: &Sso,
+    headers: &HeaderMap,
+    secure: bool,
+) -> Result<Response<ProxyBody>, ProxyError> {
+    let session = match sso.session(headers, secure).await {
         Ok(session) => session,
         Err(SessionFailure::Missing) => {
             return Ok(html(StatusCode::OK, page("Signed out", "<p>You are not signed in.</p>")));
@@ -250,7 +303,7 @@ async fn logout(
     let token = url::form_urlencoded::parse(&form)
         .find(|(name, _)| name == "csrf")
         .map(|(_, value)| value.into_owned());
-    let session = match sso.session(&parts.headers).await {
+    let session = match sso.session(&parts.headers, secure).await {
         Ok(session) => session,
         Err(SessionFailure::Missing) => return Err(ProxyError::CsrfFailed),
         Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
@@ -258,6 +311,12 @@ async fn logout(
     if !origin_ok || !token.is_some_and(|token| sso.keys.verify_csrf(&session.id, &token)) {
         return Err(ProxyError::CsrfFailed);
     }
+    let identity = &session.record.identity;
+    let mut event = AuditEvent::new(EventKind::Logout)
+        .actor(&identity.user, identity.email.as_deref(), &identity.groups)
+        .decision("success", "logout");
+    event.session = Some(sso.session_digest(&session.id));
+    sso.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
     sso.revoke(&session.id).map_err(|_| ProxyError::SsoUnavailable)?;
     sso.record("logout");
     tracing::info!(outcome = "logout", "user signed out");
@@ -269,26 +328,9 @@ async fn logout(
     Ok(response)
 }
 
-async fn whoami(sso: &Sso, headers: &HeaderMap) -> Result<Response<ProxyBody>, ProxyError> {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")));
-    let (identity, via) = match bearer {
-        Some(token) => match sso.bearer_identity(token.trim()).await {
-            Ok(identity) => (identity, "bearer"),
-            Err(super::bearer::BearerError::Unavailable) => return Err(ProxyError::SsoUnavailable),
-            Err(error) => {
-                tracing::info!(reason = %error, "bearer token refused");
-                return Err(ProxyError::Unauthenticated);
-            }
-        },
-        None => match sso.session(headers).await {
-            Ok(session) => (session.record.identity, "session"),
-            Err(SessionFailure::Missing) => return Err(ProxyError::Unauthenticated),
-            Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
-        },
-    };
+async fn whoami(sso: &Sso, headers: &HeaderMap, secure: bool) -> Result<Response<ProxyBody>, ProxyError> {
+    let via = if headers.contains_key(header::AUTHORIZATION) { "bearer" } else { "session" };
+    let identity = caller(sso, headers, secure).await?;
     let body = serde_json::json!({ "user": identity.user, "email": identity.email, "groups": identity.groups, "via": via });
     Ok(json(StatusCode::OK, body.to_string().into()))
 }

@@ -87,6 +87,8 @@ pub struct Sso {
     pub public_origin: String,
     /// Counts sign-in events.
     pub metrics: crate::metrics::Metrics,
+    /// Records sign-ins, failures and sign-outs.
+    pub audit: Arc<crate::audit::AuditLog>,
 }
 
 impl Sso {
@@ -95,6 +97,7 @@ impl Sso {
         config: &Config,
         sso: &SsoConfig,
         store: Arc<dyn Store>,
+        audit: Arc<crate::audit::AuditLog>,
         metrics: crate::metrics::Metrics,
     ) -> Result<Self, SsoStartError> {
         let public_origin = origin_of(&config.public_url);
@@ -109,12 +112,14 @@ impl Sso {
             site_hosts: config.sites.iter().map(|site| site.host.clone()).collect(),
             public_origin,
             metrics,
+            audit,
         })
     }
 
-    /// The session a request's cookie points to, refreshed with the provider when due.
-    pub async fn session(&self, headers: &HeaderMap) -> Result<Session, SessionFailure> {
-        let sealed = cookies::read(headers, CookieKind::Session).ok_or(SessionFailure::Missing)?;
+    /// The session a request's cookie points to, refreshed with the provider when due; `secure`
+    /// says whether the browser used HTTPS (which cookie name counts).
+    pub async fn session(&self, headers: &HeaderMap, secure: bool) -> Result<Session, SessionFailure> {
+        let sealed = cookies::read(headers, CookieKind::Session, secure).ok_or(SessionFailure::Missing)?;
         let id: SessionId = self
             .keys
             .open(CookieKind::Session.purpose(), &sealed)
@@ -173,6 +178,11 @@ impl Sso {
 
     fn open_refresh_token(&self, sealed: &str) -> Option<String> {
         String::from_utf8(self.keys.open(REFRESH_TOKEN_PURPOSE, sealed)?).ok()
+    }
+
+    /// A keyed digest of a session id for audit records (the id itself is a credential).
+    pub fn session_digest(&self, id: &SessionId) -> String {
+        self.audit.digest("session", id)
     }
 
     /// Counts a sign-in event (`outcome` is one of a fixed set).

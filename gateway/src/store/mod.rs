@@ -18,6 +18,10 @@ pub enum Table {
     PendingLogins,
     /// One-time tickets that carry a fresh session to a site host, single use.
     Handoffs,
+    /// The audit log: records by sequence number (big-endian, so key order is log order).
+    Audit,
+    /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
+    Meta,
 }
 
 impl Table {
@@ -27,9 +31,14 @@ impl Table {
             Self::Sessions => "sessions",
             Self::PendingLogins => "pending_logins",
             Self::Handoffs => "handoffs",
+            Self::Audit => "audit",
+            Self::Meta => "meta",
         }
     }
 }
+
+/// A key and its value.
+pub type Entry = (Vec<u8>, Vec<u8>);
 
 /// Why the store failed. Callers refuse the action (503), never pretend it succeeded.
 #[derive(Debug, thiserror::Error)]
@@ -48,4 +57,16 @@ pub trait Store: Send + Sync + 'static {
     fn delete(&self, table: Table, key: &[u8]) -> Result<(), StoreError>;
     /// Removes every record for which `expired` says so; returns how many.
     fn sweep(&self, table: Table, expired: &dyn Fn(&[u8]) -> bool) -> Result<usize, StoreError>;
+    /// Writes several records atomically (all or none).
+    fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError>;
+    /// Makes every write so far durable (fsync); returns once it is.
+    fn flush(&self) -> Result<(), StoreError>;
+    /// Up to `limit` records with keys `>= from`, in key order.
+    fn range(&self, table: Table, from: &[u8], limit: usize) -> Result<Vec<Entry>, StoreError>;
+    /// The record with the greatest key.
+    fn last(&self, table: Table) -> Result<Option<Entry>, StoreError>;
+    /// Removes every record with a key `< below`; returns how many.
+    fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError>;
+    /// A consistent copy of everything, written to `directory` (backups).
+    fn export_to(&self, directory: &std::path::Path) -> Result<(), StoreError>;
 }

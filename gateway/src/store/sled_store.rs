@@ -1,6 +1,6 @@
 //! The embedded store: one sled database in `store.path`, one sled tree per table.
 
-use super::{Store, StoreError, Table};
+use super::{Entry, Store, StoreError, Table};
 use std::path::Path;
 
 /// A sled database.
@@ -62,6 +62,49 @@ impl Store for SledStore {
             }
         }
         Ok(removed)
+    }
+
+    fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        for (key, value) in records {
+            batch.insert(key.as_slice(), value.as_slice());
+        }
+        self.tree(table)?.apply_batch(batch).map_err(failure)
+    }
+
+    fn flush(&self) -> Result<(), StoreError> {
+        self.database.flush().map(drop).map_err(failure)
+    }
+
+    fn range(&self, table: Table, from: &[u8], limit: usize) -> Result<Vec<Entry>, StoreError> {
+        self.tree(table)?
+            .range(from..)
+            .take(limit)
+            .map(|entry| entry.map(|(key, value)| (key.to_vec(), value.to_vec())).map_err(failure))
+            .collect()
+    }
+
+    fn last(&self, table: Table) -> Result<Option<Entry>, StoreError> {
+        Ok(self.tree(table)?.last().map_err(failure)?.map(|(key, value)| (key.to_vec(), value.to_vec())))
+    }
+
+    fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError> {
+        let tree = self.tree(table)?;
+        let mut batch = sled::Batch::default();
+        let mut removed = 0;
+        for entry in tree.range(..below) {
+            let (key, _) = entry.map_err(failure)?;
+            batch.remove(key);
+            removed += 1;
+        }
+        tree.apply_batch(batch).map_err(failure)?;
+        Ok(removed)
+    }
+
+    fn export_to(&self, directory: &Path) -> Result<(), StoreError> {
+        let copy = sled::Config::new().path(directory).create_new(true).open().map_err(failure)?;
+        copy.import(self.database.export());
+        copy.flush().map(drop).map_err(failure)
     }
 }
 

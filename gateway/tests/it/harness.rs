@@ -115,6 +115,9 @@ pub fn config_text(sites: &[(&str, SocketAddr)], extra: &str) -> String {
     );
     text.push_str(extra);
     text.push('\n');
+    if !extra.contains("[store]") {
+        text.push_str("[store]\npath = \":memory:\"\n");
+    }
     for (index, (host, address)) in sites.iter().enumerate() {
         text.push_str(&format!("[sites.site{index}]\nhost = \"{host}\"\nupstream = \"http://{address}\"\n"));
     }

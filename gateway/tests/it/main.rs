@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod audit;
 mod browser;
 mod cli;
 mod csp;

@@ -107,6 +107,7 @@ impl Setup {
              scopes = [\"openid\", \"email\", \"profile\", \"groups\"]\nalgorithms = [\"ES256\"]\n\
              key_refetch_interval = \"1s\"\n\
              [store]\npath = \":memory:\"\n\
+             [audit]\nreader_groups = [\"finance-approvers\"]\n\
              [sites.site0]\nhost = \"app.localhost\"\nupstream = \"http://{site}\"\n{site_extra}\n",
             issuer = provider.issuer,
             secret = secret.display(),
@@ -413,16 +414,49 @@ async fn signing_keys_rotated_at_the_provider_are_picked_up() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn site_access_rules_admit_only_their_groups() {
+async fn site_access_rules_admit_only_their_groups_and_every_step_is_audited() {
     let setup = Setup::start("allow_groups = [\"finance\"]").await;
     setup.provider.next_user("dave").await;
-    let (answer, _) = Browser::default().open(&setup.site_url("/books")).await;
+    let mut dave = Browser::default();
+    let (answer, _) = dave.open(&setup.site_url("/books")).await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
     assert!(answer.text().contains("not allowed to open"), "{}", answer.text());
     assert!(setup.site.requests().is_empty());
 
     setup.provider.next_user("bob").await;
-    let (answer, _) = Browser::default().open(&setup.site_url("/books")).await;
+    let mut bob = Browser::default();
+    let (answer, _) = bob.open(&setup.site_url("/books")).await;
     assert_eq!(answer.status, StatusCode::OK);
+
+    // Bob is an auditor (finance-approvers); his gateway-host session reads the log.
+    let records_url = format!("http://localhost:{}/.toolgate/audit/records", setup.port);
+    let (answer, _) = bob.open(&records_url).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let page: serde_json::Value = serde_json::from_slice(&answer.body).expect("json");
+    let records = page["records"].as_array().expect("records");
+    let kinds: Vec<(&str, &str)> = records
+        .iter()
+        .map(|record| {
+            let event = &record["event"];
+            (event["toolgate.event.kind"].as_str().unwrap_or(""), event["user.id"].as_str().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(kinds, [("login", "dave"), ("access_denied", "dave"), ("login", "bob")], "{page:#}");
+    assert!(
+        records[0]["event"]["session.id"].as_str().is_some_and(|digest| digest.len() == 64),
+        "a digest, not the id"
+    );
+    assert_eq!(records[1]["event"]["toolgate.site"], "site0");
+
+    let (filtered, _) = bob.open(&format!("{records_url}?kind=login&user=bob")).await;
+    let filtered: serde_json::Value = serde_json::from_slice(&filtered.body).expect("json");
+    assert_eq!(filtered["records"].as_array().map(Vec::len), Some(1));
+    let (first_page, _) = bob.open(&format!("{records_url}?limit=2")).await;
+    let first_page: serde_json::Value = serde_json::from_slice(&first_page.body).expect("json");
+    assert_eq!(first_page["next"], 2, "paginated by sequence number");
+
+    // Dave is not an auditor.
+    let (answer, _) = dave.open(&records_url).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
     setup.gateway.stop().await;
 }

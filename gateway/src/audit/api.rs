@@ -1,0 +1,58 @@
+//! The audit query API for the dashboard and SIEM pulls, on the gateway's own host:
+//! `GET /.toolgate/audit/records?since=&until=&user=&site=&kind=&decision=&after=&limit=`
+//! (RFC 3339 times; paginated by sequence number). Callers must be signed in (session or bearer)
+//! and in one of `audit.reader_groups`.
+
+use super::AuditLog;
+use super::query::{self, Filter};
+use crate::body::{self, ProxyBody};
+use crate::errors::ProxyError;
+use crate::sso::identity::Identity;
+use http::header::{self, HeaderValue};
+use http::{Response, StatusCode};
+
+/// Answers a records query for `identity`.
+pub async fn records(
+    audit: &AuditLog,
+    identity: &Identity,
+    readers: &[String],
+    query: &[(String, String)],
+) -> Result<Response<ProxyBody>, ProxyError> {
+    if !identity.in_any(readers) {
+        return Err(ProxyError::Forbidden);
+    }
+    let parameter = |name: &str| query.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+    let time = |name: &str| -> Result<Option<std::time::SystemTime>, ProxyError> {
+        parameter(name)
+            .map(|value| humantime::parse_rfc3339_weak(&value).map_err(|_| ProxyError::BadRequest))
+            .transpose()
+    };
+    let filter = Filter {
+        since: time("since")?,
+        until: time("until")?,
+        user: parameter("user"),
+        site: parameter("site"),
+        kind: parameter("kind"),
+        decision: parameter("decision"),
+    };
+    let after = parameter("after")
+        .map(|value| value.parse::<u64>().map_err(|_| ProxyError::BadRequest))
+        .transpose()?;
+    let limit = parameter("limit")
+        .map(|value| value.parse::<usize>().map_err(|_| ProxyError::BadRequest))
+        .transpose()?;
+    let store_page = {
+        let store = audit.store();
+        query::find(store, &filter, after.unwrap_or(0), limit.unwrap_or(100))
+    };
+    let page = store_page.map_err(|error| {
+        tracing::error!(error = %error, "audit query failed");
+        ProxyError::AuditUnavailable
+    })?;
+    let body = serde_json::to_vec(&page).map_err(|_| ProxyError::AuditUnavailable)?;
+    let mut response = Response::new(body::full(body));
+    *response.status_mut() = StatusCode::OK;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}

@@ -1,0 +1,231 @@
+//! The tamper-evident audit log: typed events (`event.rs`) chained by hash (`chain.rs`),
+//! written by one group-committing thread that acknowledges only durable records
+//! (`writer.rs`), verifiable end to end (`verify.rs`), exportable as JSON lines or RFC 5424
+//! syslog (`export.rs`), queryable for the dashboard (`query.rs`, `api.rs`), and prunable with
+//! a signed checkpoint that keeps the remainder verifiable.
+//!
+//! Audit is not logging: an action that must be audited is refused (503) when its record
+//! cannot be stored.
+
+pub mod api;
+pub mod chain;
+pub mod digest;
+pub mod event;
+pub mod export;
+pub mod query;
+pub mod verify;
+mod writer;
+
+use crate::metrics::Metrics;
+use crate::store::{Store, StoreError, Table};
+use chain::Record;
+use digest::DigestKey;
+use event::{AuditEvent, EventKind};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{mpsc, oneshot};
+
+/// Where the log's last written position is kept (to notice a truncated tail).
+const HEAD_KEY: &[u8] = b"audit.head";
+/// Where the prune checkpoint is kept.
+const CHECKPOINT_KEY: &[u8] = b"audit.checkpoint";
+/// Events waiting for the writer before callers wait for room.
+const QUEUE: usize = 65_536;
+/// Records checked at start-up, from the end backwards.
+const STARTUP_CHECK: u64 = 1000;
+
+/// Why an event was not recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// The store could not write (disk full, I/O error) or the writer stopped.
+    #[error("the audit log cannot be written")]
+    Unavailable,
+}
+
+/// Why the log could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditStartError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The end of the chain does not verify: the store files were damaged or edited.
+    #[error("the audit log is damaged ({0}); run `toolgate audit verify` for details")]
+    Corrupt(verify::ChainError),
+    /// The writer thread could not start.
+    #[error("cannot start the audit writer: {0}")]
+    Thread(std::io::Error),
+}
+
+/// The last written position.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Head {
+    seq: u64,
+    hash: String,
+}
+
+/// Records before `seq + 1` were pruned; `hash` is record `seq`'s hash, signed with the audit key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The last pruned sequence number.
+    pub seq: u64,
+    /// Its hash.
+    pub hash: String,
+    /// When the prune happened.
+    pub time: String,
+    /// HMAC (audit key) over `seq` and `hash`.
+    pub signature: String,
+}
+
+impl Checkpoint {
+    fn signed_text(&self) -> String {
+        format!("{}:{}", self.seq, self.hash)
+    }
+}
+
+/// The audit log handle shared by the gateway.
+pub struct AuditLog {
+    queue: mpsc::Sender<writer::Pending>,
+    key: DigestKey,
+    healthy: Arc<AtomicBool>,
+    store: Arc<dyn Store>,
+}
+
+impl AuditLog {
+    /// Opens the log: checks the end of the chain, then starts the writer.
+    pub fn start(store: Arc<dyn Store>, key: DigestKey, metrics: Metrics) -> Result<Self, AuditStartError> {
+        check_tail(store.as_ref())?;
+        let (queue, receiver) = mpsc::channel(QUEUE);
+        let healthy = Arc::new(AtomicBool::new(true));
+        writer::spawn(store.clone(), receiver, healthy.clone(), metrics).map_err(AuditStartError::Thread)?;
+        Ok(Self { queue, key, healthy, store })
+    }
+
+    /// Records an event; returns its sequence number once it is durable.
+    pub async fn record(&self, event: AuditEvent) -> Result<u64, AuditError> {
+        let (acknowledge, acknowledged) = oneshot::channel();
+        self.queue.send(writer::Pending { event, acknowledge }).await.map_err(|_| AuditError::Unavailable)?;
+        acknowledged.await.map_err(|_| AuditError::Unavailable)?
+    }
+
+    /// Records an event that cannot be refused (a policy file already changed on disk): a
+    /// failure is logged and counted by the writer, not returned.
+    pub async fn record_or_log(&self, event: AuditEvent) {
+        if let Err(error) = self.record(event).await {
+            tracing::error!(error = %error, "audit record lost");
+        }
+    }
+
+    /// A keyed digest of `text` for the `purpose` field.
+    pub fn digest(&self, purpose: &str, text: &[u8]) -> String {
+        self.key.digest(purpose, text)
+    }
+
+    /// Whether the last write succeeded.
+    pub fn is_healthy(&self) -> bool {
+        self.healthy.load(Ordering::Relaxed)
+    }
+
+    /// The store the log lives in (queries and exports read it).
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    /// The audit key (verification of checkpoints).
+    pub fn key(&self) -> &DigestKey {
+        &self.key
+    }
+}
+
+/// The prune checkpoint, if the log was ever pruned.
+pub fn checkpoint(store: &dyn Store) -> Result<Option<Checkpoint>, StoreError> {
+    store
+        .get(Table::Meta, CHECKPOINT_KEY)?
+        .map(|bytes| {
+            serde_json::from_slice(&bytes)
+                .map_err(|error| StoreError(format!("corrupt audit checkpoint: {error}")))
+        })
+        .transpose()
+}
+
+/// Removes records written before `before` (RFC 3339), keeping the rest verifiable: a
+/// checkpoint signed with the audit key records where the log now starts, and a checkpoint
+/// event is appended. Run with the gateway stopped. Returns how many records were removed.
+pub fn prune(store: &dyn Store, key: &DigestKey, before: std::time::SystemTime) -> Result<u64, StoreError> {
+    let mut last_pruned: Option<Record> = None;
+    let mut from = Record::key(0).to_vec();
+    'scan: loop {
+        let page = store.range(Table::Audit, &from, 1024)?;
+        let Some((last_key, _)) = page.last() else { break };
+        from = Record::key(
+            u64::from_be_bytes(last_key.as_slice().try_into().unwrap_or([0xff; 8])).saturating_add(1),
+        )
+        .to_vec();
+        for (_, bytes) in &page {
+            let record: Record = serde_json::from_slice(bytes)
+                .map_err(|error| StoreError(format!("corrupt audit record: {error}")))?;
+            let written =
+                humantime::parse_rfc3339_weak(&record.time).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+            if written >= before {
+                break 'scan;
+            }
+            last_pruned = Some(record);
+        }
+    }
+    let Some(last) = last_pruned else { return Ok(0) };
+    let time = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    let mut checkpoint =
+        Checkpoint { seq: last.seq, hash: last.hash.clone(), time, signature: String::new() };
+    checkpoint.signature = key.digest("audit checkpoint", checkpoint.signed_text().as_bytes());
+    let bytes = serde_json::to_vec(&checkpoint).map_err(|error| StoreError(error.to_string()))?;
+    // The checkpoint is durable before any record goes, so a crash in between leaves a log that
+    // still verifies (records the checkpoint already covers are simply still there).
+    store.put(Table::Meta, CHECKPOINT_KEY, &bytes)?;
+    store.flush()?;
+    let removed = store.delete_below(Table::Audit, &Record::key(last.seq + 1))?;
+    store.flush()?;
+    Ok(removed as u64)
+}
+
+/// The event appended after a prune.
+pub fn checkpoint_event(removed: u64, before: &str) -> AuditEvent {
+    let mut event = AuditEvent::new(EventKind::Checkpoint).decision("pruned", "retention");
+    event.resource = Some(format!("{removed} records before {before}"));
+    event
+}
+
+/// Checks the end of the chain at start-up so damaged store files are reported, not accepted.
+fn check_tail(store: &dyn Store) -> Result<(), AuditStartError> {
+    let Some((key, bytes)) = store.last(Table::Audit)? else { return Ok(()) };
+    let last_seq = u64::from_be_bytes(key.as_slice().try_into().unwrap_or([0xff; 8]));
+    let start = last_seq.saturating_sub(STARTUP_CHECK).max(1);
+    let page = store.range(Table::Audit, &Record::key(start), STARTUP_CHECK as usize + 1)?;
+    let mut previous: Option<Record> = None;
+    for (key, bytes) in &page {
+        let seq = u64::from_be_bytes(key.as_slice().try_into().unwrap_or([0xff; 8]));
+        let record: Record = serde_json::from_slice(bytes)
+            .map_err(|_| AuditStartError::Corrupt(verify::ChainError::Unreadable(seq)))?;
+        if record.seq != seq || !record.hash_is_valid() {
+            return Err(AuditStartError::Corrupt(verify::ChainError::Tampered(seq)));
+        }
+        if let Some(previous) = &previous
+            && (record.seq != previous.seq + 1 || record.prev != previous.hash)
+        {
+            return Err(AuditStartError::Corrupt(verify::ChainError::Broken(seq)));
+        }
+        previous = Some(record);
+    }
+    let _ = bytes;
+    if let Some(head) =
+        store.get(Table::Meta, HEAD_KEY)?.and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok())
+        && head.seq > last_seq
+    {
+        return Err(AuditStartError::Corrupt(verify::ChainError::Truncated(last_seq + 1)));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

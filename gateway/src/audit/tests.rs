@@ -1,0 +1,214 @@
+//! The chain against every kind of tampering, start-up checks, write failures and pruning.
+
+use super::chain::Record;
+use super::digest::DigestKey;
+use super::event::{AuditEvent, EventKind};
+use super::verify::{ChainError, verify};
+use super::*;
+use crate::store::{Entry, SledStore, Store, StoreError, Table};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+fn key() -> DigestKey {
+    DigestKey::new(b"test audit key")
+}
+
+async fn log_with(count: u64) -> (Arc<SledStore>, AuditLog) {
+    let store = Arc::new(SledStore::temporary().expect("store"));
+    let log = AuditLog::start(store.clone(), key(), Metrics::new()).expect("log");
+    for index in 0..count {
+        let event = AuditEvent::new(EventKind::Login)
+            .actor(&format!("user-{index}"), None, &[])
+            .decision("success", "login");
+        assert_eq!(log.record(event).await, Ok(index + 1), "sequence numbers run from 1 without gaps");
+    }
+    (store, log)
+}
+
+fn record(store: &SledStore, seq: u64) -> Vec<u8> {
+    store.get(Table::Audit, &Record::key(seq)).expect("get").expect("present")
+}
+
+fn verdict(store: &SledStore) -> Result<verify::Verified, ChainError> {
+    verify(store, &key()).expect("store readable")
+}
+
+#[tokio::test]
+async fn an_untouched_log_verifies() {
+    let (store, _log) = log_with(50).await;
+    assert_eq!(verdict(&store), Ok(verify::Verified { records: 50, first: 1, last: 50 }));
+}
+
+#[tokio::test]
+async fn a_flipped_byte_is_found_at_its_record() {
+    let (store, _log) = log_with(20).await;
+    let mut bytes = record(&store, 7);
+    let position = bytes.windows(6).position(|window| window == b"user-6").expect("user id in record") + 5;
+    bytes[position] = b'9';
+    store.put(Table::Audit, &Record::key(7), &bytes).expect("tamper");
+    assert_eq!(verdict(&store), Err(ChainError::Tampered(7)));
+}
+
+#[tokio::test]
+async fn a_deleted_record_is_found() {
+    let (store, _log) = log_with(20).await;
+    store.delete(Table::Audit, &Record::key(12)).expect("delete");
+    assert_eq!(verdict(&store), Err(ChainError::Gap { expected: 12, found: 13 }));
+}
+
+#[tokio::test]
+async fn reordered_records_are_found() {
+    let (store, _log) = log_with(20).await;
+    let (five, six) = (record(&store, 5), record(&store, 6));
+    store.put(Table::Audit, &Record::key(5), &six).expect("swap");
+    store.put(Table::Audit, &Record::key(6), &five).expect("swap");
+    assert_eq!(verdict(&store), Err(ChainError::Gap { expected: 5, found: 5 }));
+}
+
+#[tokio::test]
+async fn an_inserted_record_is_found_even_with_a_valid_hash() {
+    let (store, _log) = log_with(20).await;
+    // A forger rewrites record 9 as a well-formed record of their own: its hash is valid, but it
+    // does not follow record 8 … unless they also chain it, which then breaks record 10.
+    let eight: Record = serde_json::from_slice(&record(&store, 8)).expect("record");
+    let forged = Record::seal(9, eight.time.clone(), eight.hash.clone(), AuditEvent::new(EventKind::Logout));
+    store.put(Table::Audit, &Record::key(9), &serde_json::to_vec(&forged).expect("json")).expect("insert");
+    assert_eq!(verdict(&store), Err(ChainError::Broken(10)));
+    let unchained =
+        Record::seal(9, eight.time, super::chain::GENESIS.into(), AuditEvent::new(EventKind::Logout));
+    store.put(Table::Audit, &Record::key(9), &serde_json::to_vec(&unchained).expect("json")).expect("insert");
+    assert_eq!(verdict(&store), Err(ChainError::Broken(9)));
+}
+
+#[tokio::test]
+async fn a_truncated_tail_is_found() {
+    let (store, _log) = log_with(20).await;
+    for seq in 18..=20 {
+        store.delete(Table::Audit, &Record::key(seq)).expect("truncate");
+    }
+    assert_eq!(verdict(&store), Err(ChainError::Truncated(18)));
+}
+
+#[tokio::test]
+async fn damage_is_reported_at_start_up_not_accepted() {
+    let (store, log) = log_with(30).await;
+    drop(log);
+    let mut bytes = record(&store, 29);
+    bytes.truncate(bytes.len() / 2);
+    store.put(Table::Audit, &Record::key(29), &bytes).expect("truncate record");
+    let error = AuditLog::start(store.clone(), key(), Metrics::new()).err().expect("refused");
+    assert!(error.to_string().contains("record 29"), "{error}");
+}
+
+#[tokio::test]
+async fn pruning_keeps_the_rest_verifiable_and_the_checkpoint_signed() {
+    let (store, log) = log_with(10).await;
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let cutoff = std::time::SystemTime::now();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    for _ in 0..5 {
+        log.record(AuditEvent::new(EventKind::Logout)).await.expect("record");
+    }
+    assert_eq!(prune(store.as_ref(), &key(), cutoff).expect("prune"), 10);
+    assert_eq!(verdict(&store), Ok(verify::Verified { records: 5, first: 11, last: 15 }));
+    // Another key cannot vouch for the checkpoint.
+    assert_eq!(
+        verify(store.as_ref(), &DigestKey::new(b"other")).expect("readable"),
+        Err(ChainError::Checkpoint)
+    );
+    // Writing goes on after the checkpoint.
+    assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Ok(16));
+    assert!(verdict(&store).is_ok());
+}
+
+/// A disk that fails on demand: the store's writes go through a real sled store until `broken`.
+struct FailingDisk {
+    inner: SledStore,
+    broken: AtomicBool,
+}
+
+impl FailingDisk {
+    fn check(&self) -> Result<(), StoreError> {
+        if self.broken.load(std::sync::atomic::Ordering::Relaxed) {
+            Err(StoreError("No space left on device (os error 28)".into()))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Store for FailingDisk {
+    fn put(&self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.check()?;
+        self.inner.put(table, key, value)
+    }
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.get(table, key)
+    }
+    fn take(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.take(table, key)
+    }
+    fn delete(&self, table: Table, key: &[u8]) -> Result<(), StoreError> {
+        self.inner.delete(table, key)
+    }
+    fn sweep(&self, table: Table, expired: &dyn Fn(&[u8]) -> bool) -> Result<usize, StoreError> {
+        self.inner.sweep(table, expired)
+    }
+    fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError> {
+        self.check()?;
+        self.inner.put_batch(table, records)
+    }
+    fn flush(&self) -> Result<(), StoreError> {
+        self.check()?;
+        self.inner.flush()
+    }
+    fn range(&self, table: Table, from: &[u8], limit: usize) -> Result<Vec<Entry>, StoreError> {
+        self.inner.range(table, from, limit)
+    }
+    fn last(&self, table: Table) -> Result<Option<Entry>, StoreError> {
+        self.inner.last(table)
+    }
+    fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError> {
+        self.inner.delete_below(table, below)
+    }
+    fn export_to(&self, directory: &std::path::Path) -> Result<(), StoreError> {
+        self.inner.export_to(directory)
+    }
+}
+
+#[tokio::test]
+async fn nothing_is_acknowledged_while_the_disk_fails_and_writing_resumes_after() {
+    let disk = Arc::new(FailingDisk {
+        inner: SledStore::temporary().expect("store"),
+        broken: AtomicBool::new(false),
+    });
+    let metrics = Metrics::new();
+    let log = AuditLog::start(disk.clone(), key(), metrics.clone()).expect("log");
+    assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Ok(1));
+    disk.broken.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Err(AuditError::Unavailable));
+    assert!(!log.is_healthy());
+    assert!(metrics.render().contains("toolgate_audit_write_failures_total 1"));
+    disk.broken.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(
+        log.record(AuditEvent::new(EventKind::Logout)).await,
+        Ok(2),
+        "the failed record took no number"
+    );
+    assert!(log.is_healthy());
+    assert_eq!(verdict(&disk.inner), Ok(verify::Verified { records: 2, first: 1, last: 2 }));
+}
+
+#[test]
+fn digests_are_keyed_and_labelled() {
+    let key = key();
+    let digest = key.digest("prompt", b"show me the salaries");
+    assert_eq!(digest.len(), 64);
+    assert!(key.verify("prompt", b"show me the salaries", &digest));
+    assert!(!key.verify("arguments", b"show me the salaries", &digest), "purpose is part of the digest");
+    assert_ne!(
+        DigestKey::new(b"other").digest("prompt", b"show me the salaries"),
+        digest,
+        "no key, no guessing"
+    );
+}

@@ -1,0 +1,114 @@
+//! The one writer: a dedicated thread that takes events from a queue, assigns sequence numbers,
+//! chains and stores them in batches, makes each batch durable (fsync) and only then
+//! acknowledges every event in it. Group commit is what makes many durable records per second
+//! possible; acknowledging after the flush is what makes an acknowledged record survive a crash.
+
+use super::chain::{GENESIS, Record};
+use super::event::AuditEvent;
+use super::{AuditError, HEAD_KEY, Head};
+use crate::store::{Store, Table};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{mpsc, oneshot};
+
+/// Most events in one batch.
+const MAX_BATCH: usize = 4096;
+
+/// An event waiting to be written, and who waits for it.
+pub struct Pending {
+    pub event: AuditEvent,
+    pub acknowledge: oneshot::Sender<Result<u64, AuditError>>,
+}
+
+/// The writer's view of the log's end.
+struct Tail {
+    seq: u64,
+    hash: String,
+}
+
+/// Starts the writer thread.
+pub fn spawn(
+    store: Arc<dyn Store>,
+    mut queue: mpsc::Receiver<Pending>,
+    healthy: Arc<AtomicBool>,
+    metrics: crate::metrics::Metrics,
+) -> std::io::Result<()> {
+    std::thread::Builder::new().name("audit-writer".into()).spawn(move || {
+        let mut tail: Option<Tail> = None;
+        while let Some(first) = queue.blocking_recv() {
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(pending) => batch.push(pending),
+                    Err(_) => break,
+                }
+            }
+            match write(store.as_ref(), &mut tail, &batch) {
+                Ok(first_seq) => {
+                    healthy.store(true, Ordering::Relaxed);
+                    metrics.audit_records.inc_by(batch.len() as u64);
+                    for (offset, pending) in batch.into_iter().enumerate() {
+                        let _ = pending.acknowledge.send(Ok(first_seq + offset as u64));
+                    }
+                }
+                Err(error) => {
+                    healthy.store(false, Ordering::Relaxed);
+                    metrics.audit_write_failures.inc();
+                    // The in-memory tail is re-read from the store next time: nothing of a
+                    // failed batch counts as written.
+                    tail = None;
+                    tracing::error!(error = %error, records = batch.len(), "audit write failed; the actions waiting for it are refused");
+                    for pending in batch {
+                        let _ = pending.acknowledge.send(Err(AuditError::Unavailable));
+                    }
+                }
+            }
+        }
+    })?;
+    Ok(())
+}
+
+/// Chains, stores and flushes one batch; returns the first sequence number used.
+fn write(
+    store: &dyn Store,
+    tail: &mut Option<Tail>,
+    batch: &[Pending],
+) -> Result<u64, crate::store::StoreError> {
+    let mut current = match tail.take() {
+        Some(tail) => tail,
+        None => read_tail(store)?,
+    };
+    let first = current.seq + 1;
+    let mut records = Vec::with_capacity(batch.len());
+    for pending in batch {
+        let record = Record::seal(current.seq + 1, now(), current.hash.clone(), pending.event.clone());
+        current = Tail { seq: record.seq, hash: record.hash.clone() };
+        let bytes =
+            serde_json::to_vec(&record).map_err(|error| crate::store::StoreError(error.to_string()))?;
+        records.push((Record::key(record.seq).to_vec(), bytes));
+    }
+    store.put_batch(Table::Audit, &records)?;
+    let head = serde_json::to_vec(&Head { seq: current.seq, hash: current.hash.clone() })
+        .map_err(|error| crate::store::StoreError(error.to_string()))?;
+    store.put(Table::Meta, HEAD_KEY, &head)?;
+    store.flush()?;
+    *tail = Some(current);
+    Ok(first)
+}
+
+/// The last record in the store, or the checkpoint after a prune, or the genesis.
+fn read_tail(store: &dyn Store) -> Result<Tail, crate::store::StoreError> {
+    if let Some((_, bytes)) = store.last(Table::Audit)? {
+        let record: Record = serde_json::from_slice(&bytes)
+            .map_err(|error| crate::store::StoreError(format!("corrupt audit record: {error}")))?;
+        return Ok(Tail { seq: record.seq, hash: record.hash });
+    }
+    Ok(match super::checkpoint(store)? {
+        Some(checkpoint) => Tail { seq: checkpoint.seq, hash: checkpoint.hash },
+        None => Tail { seq: 0, hash: GENESIS.to_owned() },
+    })
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
