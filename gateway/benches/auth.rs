@@ -65,11 +65,17 @@ fn bearer_token(criterion: &mut Criterion) {
         jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref()))
             .expect("token");
     let audiences = vec!["toolgate".to_owned()];
-    criterion.bench_function("bearer JWT: header, ES256 signature and claims", |bench| {
+    criterion.bench_function("bearer JWT, first use: header, ES256 signature and claims", |bench| {
         bench.iter(|| {
             let header = jsonwebtoken::decode_header(black_box(&token)).expect("header");
             bearer::verify_with_key(&token, &header, &jwk, "https://idp.example", &audiences).is_ok()
         })
+    });
+    let remembered = bearer::VerifiedTokens::default();
+    let identity = Identity { user: "alice".into(), email: None, groups: vec!["eng".into()] };
+    remembered.insert(&token, identity, now + 3600, now);
+    criterion.bench_function("bearer JWT, reused: verified-token lookup", |bench| {
+        bench.iter(|| remembered.get(black_box(&token), now).is_some())
     });
 }
 

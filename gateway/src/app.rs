@@ -54,7 +54,7 @@ pub enum StartError {
     AuditKey(#[from] crate::secrets::SecretError),
 }
 
-/// How often expired sessions, logins and tickets are removed from the store.
+/// How often expired sessions, logins, tickets and captured audit texts are removed.
 const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl Running {
@@ -90,15 +90,14 @@ pub fn start(
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
     let sso = match &config.sso {
         Some(settings) => {
-            let sso = Arc::new(Sso::new(&config, settings, store, audit.clone(), metrics.clone())?);
-            tokio::spawn(sweep_periodically(sso.clone(), shutdown.wait()));
-            Some(sso)
+            Some(Arc::new(Sso::new(&config, settings, store.clone(), audit.clone(), metrics.clone())?))
         }
         None => {
             tracing::warn!("insecure_no_sso: single sign-on is OFF; every request reaches sites anonymously");
             None
         }
     };
+    tokio::spawn(sweep_periodically(store, sso.clone(), shutdown.wait()));
     let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit));
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
@@ -107,16 +106,25 @@ pub fn start(
     Ok(Running { address, admin_address, shutdown, server, admin })
 }
 
-async fn sweep_periodically(sso: Arc<Sso>, shutdown: impl Future<Output = ()>) {
+/// Removes expired sign-in records and captured audit texts, until shutdown.
+async fn sweep_periodically(
+    store: Arc<dyn Store>,
+    sso: Option<Arc<Sso>>,
+    shutdown: impl Future<Output = ()>,
+) {
     tokio::pin!(shutdown);
     let mut ticker = tokio::time::interval(SWEEP_INTERVAL);
     loop {
         tokio::select! {
             () = &mut shutdown => return,
             _ = ticker.tick() => {
-                let sso = sso.clone();
-                match tokio::task::spawn_blocking(move || sso.sweep()).await {
-                    Ok(Ok(removed)) if removed > 0 => tracing::info!(removed, "expired sign-in records removed"),
+                let (store, sso) = (store.clone(), sso.clone());
+                let sweep = move || -> Result<usize, StoreError> {
+                    let signed_in = sso.map(|sso| sso.sweep()).transpose()?.unwrap_or(0);
+                    Ok(signed_in + crate::audit::content::sweep(store.as_ref())?)
+                };
+                match tokio::task::spawn_blocking(sweep).await {
+                    Ok(Ok(removed)) if removed > 0 => tracing::info!(removed, "expired records removed"),
                     Ok(Ok(_)) => {}
                     Ok(Err(error)) => tracing::error!(error = %error, "store sweep failed"),
                     Err(error) => tracing::error!(error = %error, "store sweep panicked"),

@@ -49,7 +49,19 @@ pub async fn records(
         tracing::error!(error = %error, "audit query failed");
         ProxyError::AuditUnavailable
     })?;
-    let body = serde_json::to_vec(&page).map_err(|_| ProxyError::AuditUnavailable)?;
+    // Captured texts (sites with content capture, within their retention) ride along by seq.
+    let mut content = serde_json::Map::new();
+    for record in &page.records {
+        let texts =
+            super::content::of(audit.store(), record.seq).map_err(|_| ProxyError::AuditUnavailable)?;
+        if !texts.is_empty() {
+            content.insert(record.seq.to_string(), serde_json::json!(texts));
+        }
+    }
+    let body = serde_json::to_vec(
+        &serde_json::json!({ "records": page.records, "next": page.next, "content": content }),
+    )
+    .map_err(|_| ProxyError::AuditUnavailable)?;
     let mut response = Response::new(body::full(body));
     *response.status_mut() = StatusCode::OK;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod chain;
+pub mod content;
 pub mod digest;
 pub mod event;
 pub mod export;
@@ -116,6 +117,29 @@ impl AuditLog {
         if let Err(error) = self.record(event).await {
             tracing::error!(error = %error, "audit record lost");
         }
+    }
+
+    /// Records an event that refers to texts (prompts, arguments, page text): the event gets a
+    /// keyed digest of each; with `capture` (the site's retention), the texts are kept too,
+    /// outside the chain, until the retention ends.
+    pub async fn record_with_texts(
+        &self,
+        mut event: AuditEvent,
+        texts: &[(&str, &str)],
+        capture: Option<std::time::Duration>,
+    ) -> Result<u64, AuditError> {
+        for (name, text) in texts {
+            event.digests.insert((*name).to_owned(), self.digest(name, text.as_bytes()));
+        }
+        let seq = self.record(event).await?;
+        if let Some(retention) = capture {
+            // The record is durable; its texts are evidence on top, so a failure here is logged
+            // rather than undoing the action.
+            if let Err(error) = content::keep(self.store.as_ref(), seq, texts, retention) {
+                tracing::error!(error = %error, seq, "captured audit content not stored");
+            }
+        }
+        Ok(seq)
     }
 
     /// A keyed digest of `text` for the `purpose` field.

@@ -212,3 +212,33 @@ fn digests_are_keyed_and_labelled() {
         "no key, no guessing"
     );
 }
+
+#[tokio::test]
+async fn texts_are_digested_and_captured_only_where_enabled_and_expire_without_breaking_the_chain() {
+    let (store, log) = log_with(0).await;
+    let texts = [("gen_ai.prompt", "what is carol's IBAN?"), ("gen_ai.tool.arguments", "{\"amount\": 1200}")];
+    let plain =
+        log.record_with_texts(AuditEvent::new(EventKind::LlmCall), &texts, None).await.expect("recorded");
+    let captured = log
+        .record_with_texts(
+            AuditEvent::new(EventKind::LlmCall),
+            &texts,
+            Some(std::time::Duration::from_secs(3600)),
+        )
+        .await
+        .expect("recorded");
+    let expiring = log
+        .record_with_texts(AuditEvent::new(EventKind::LlmCall), &texts, Some(std::time::Duration::ZERO))
+        .await
+        .expect("recorded");
+
+    let stored: Record = serde_json::from_slice(&record(&store, plain)).expect("record");
+    assert!(key().verify("gen_ai.prompt", texts[0].1.as_bytes(), &stored.event.digests["gen_ai.prompt"]));
+    assert!(!String::from_utf8_lossy(&record(&store, plain)).contains("IBAN"), "no text in the chain");
+    assert!(content::of(store.as_ref(), plain).expect("read").is_empty(), "no capture without retention");
+    let kept = content::of(store.as_ref(), captured).expect("read");
+    assert_eq!(kept.get("gen_ai.prompt").map(String::as_str), Some(texts[0].1));
+    assert!(content::of(store.as_ref(), expiring).expect("read").is_empty(), "expired content is not served");
+    assert_eq!(content::sweep(store.as_ref()).expect("sweep"), 2, "expired texts are removed");
+    assert!(verdict(&store).is_ok(), "the chain does not depend on captured content");
+}

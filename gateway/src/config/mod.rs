@@ -139,6 +139,8 @@ pub struct Site {
     pub preserve_host: bool,
     /// Groups allowed to open the site at all; `None` means every signed-in user.
     pub allow_groups: Option<Vec<String>>,
+    /// How long the texts of this site's audit records are kept; `None`: digests only.
+    pub capture_content: Option<Duration>,
 }
 
 /// An upstream origin: scheme and authority, no path.
@@ -480,13 +482,20 @@ impl Checker<'_> {
                 .allow_groups
                 .as_ref()
                 .map(|groups| groups.iter().map(|group| group.get_ref().clone()).collect::<Vec<_>>());
-            if let (Some(host), Some(upstream)) = (host, upstream) {
+            let capture_content = match &site.capture_content {
+                None => Some(None),
+                Some(value) => {
+                    self.check(value, &format!("{key}.capture_content"), values::duration).map(Some)
+                }
+            };
+            if let (Some(host), Some(upstream), Some(capture_content)) = (host, upstream, capture_content) {
                 sites.push(Site {
                     id: SiteId::new(id.get_ref().clone()),
                     host,
                     upstream,
                     preserve_host: site.preserve_host,
                     allow_groups,
+                    capture_content,
                 });
             }
         }

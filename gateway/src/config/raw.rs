@@ -143,4 +143,7 @@ pub struct RawSite {
     /// Groups allowed to open the site at all; absent means every signed-in user.
     #[serde(default)]
     pub allow_groups: Option<Vec<Spanned<String>>>,
+    /// Keep the texts of this site's audit records (prompts, arguments) for this long.
+    #[serde(default)]
+    pub capture_content: Option<Spanned<String>>,
 }

@@ -46,9 +46,9 @@ pub(super) fn absolute_or_relative_path(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
 }
 
-/// Durations like `250ms`, `10s`, `5m`, `1h`; zero is refused (a zero timeout is a typo).
+/// Durations like `250ms`, `10s`, `5m`, `1h`, `30d`; zero is refused (a zero timeout is a typo).
 pub(super) fn duration(text: &str) -> Result<Duration, String> {
-    let expected = || format!("`{text}` is not a duration like 250ms, 10s, 5m or 1h");
+    let expected = || format!("`{text}` is not a duration like 250ms, 10s, 5m, 1h or 30d");
     let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(expected)?;
     let (digits, unit) = text.split_at(split);
     let amount: u64 = digits.parse().map_err(|_| expected())?;
@@ -57,6 +57,7 @@ pub(super) fn duration(text: &str) -> Result<Duration, String> {
         "s" => Duration::from_secs(amount),
         "m" => Duration::from_secs(amount.saturating_mul(60)),
         "h" => Duration::from_secs(amount.saturating_mul(3600)),
+        "d" => Duration::from_secs(amount.saturating_mul(86_400)),
         _ => return Err(expected()),
     };
     if duration.is_zero() {

@@ -1,8 +1,10 @@
 //! Bearer tokens for API clients: JWTs from the corporate identity provider, verified with
 //! jsonwebtoken against the provider's published keys. Algorithms are pinned by configuration
 //! (never taken from the token), embedded keys (`jwk`, `jku`, `x5u`, `x5c`) are refused, and
-//! `iss`, `aud`, `exp` and `nbf` are checked with a small leeway.
+//! `iss`, `aud`, `exp` and `nbf` are checked with a small leeway. A verified token is
+//! remembered (by its hash) for at most a minute and never past its `exp`.
 
+use super::identity::Identity;
 use super::oidc::{Oidc, OidcError};
 use jsonwebtoken::{DecodingKey, Validation};
 
@@ -97,10 +99,65 @@ pub fn verify_with_key(
     Ok(claims)
 }
 
+/// A verified token is trusted again without verification for at most this long, so a key the
+/// provider withdraws stops working within a minute.
+const REUSE_SECONDS: u64 = 60;
+/// Most tokens remembered; the cache is emptied when it grows past this.
+const MAX_REMEMBERED: usize = 100_000;
+
+/// Tokens verified recently, by SHA-256 of the token (the token itself is not kept).
+#[derive(Default)]
+pub struct VerifiedTokens {
+    entries: std::sync::Mutex<std::collections::HashMap<[u8; 32], (Identity, u64)>>,
+}
+
+impl VerifiedTokens {
+    /// The identity of a token verified recently and still valid at `now`.
+    pub fn get(&self, token: &str, now: u64) -> Option<Identity> {
+        let entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (identity, valid_until) = entries.get(&fingerprint(token))?;
+        (now < *valid_until).then(|| identity.clone())
+    }
+
+    /// Remembers a verified token until its `exp` or for `REUSE_SECONDS`, whichever is sooner.
+    pub fn insert(&self, token: &str, identity: Identity, expires: u64, now: u64) {
+        let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if entries.len() >= MAX_REMEMBERED {
+            entries.clear();
+        }
+        entries.insert(fingerprint(token), (identity, expires.min(now + REUSE_SECONDS)));
+    }
+}
+
+fn fingerprint(token: &str) -> [u8; 32] {
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, token.as_bytes());
+    let mut fingerprint = [0u8; 32];
+    fingerprint.copy_from_slice(digest.as_ref());
+    fingerprint
+}
+
 /// Key ids are short identifiers; anything else (paths, URLs, megabytes) cannot name a key.
 fn plausible_key_id(kid: &str) -> bool {
     !kid.is_empty()
         && kid.len() <= 128
         && kid.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.=+/".contains(&b))
         && !kid.contains("..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_tokens_expire_with_the_token_and_within_a_minute() {
+        let remembered = VerifiedTokens::default();
+        let alice = Identity { user: "alice".into(), email: None, groups: vec![] };
+        remembered.insert("short", alice.clone(), 1010, 1000);
+        remembered.insert("long", alice.clone(), 5000, 1000);
+        assert_eq!(remembered.get("short", 1009), Some(alice.clone()));
+        assert_eq!(remembered.get("short", 1010), None, "never past exp");
+        assert_eq!(remembered.get("long", 1059), Some(alice));
+        assert_eq!(remembered.get("long", 1060), None, "at most a minute without verification");
+        assert_eq!(remembered.get("unknown", 1000), None);
+    }
 }

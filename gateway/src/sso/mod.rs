@@ -89,6 +89,8 @@ pub struct Sso {
     pub metrics: crate::metrics::Metrics,
     /// Records sign-ins, failures and sign-outs.
     pub audit: Arc<crate::audit::AuditLog>,
+    /// Bearer tokens already verified (API clients reuse a token for its whole lifetime).
+    verified_tokens: bearer::VerifiedTokens,
 }
 
 impl Sso {
@@ -113,6 +115,7 @@ impl Sso {
             public_origin,
             metrics,
             audit,
+            verified_tokens: bearer::VerifiedTokens::default(),
         })
     }
 
@@ -135,11 +138,19 @@ impl Sso {
         Ok(Session { id, record })
     }
 
-    /// Verifies a bearer token and returns who it is for.
+    /// Verifies a bearer token and returns who it is for. A token verified in the last minute
+    /// (and not expired since) is not verified again.
     pub async fn bearer_identity(&self, token: &str) -> Result<Identity, bearer::BearerError> {
+        let now = unix_now();
+        if let Some(identity) = self.verified_tokens.get(token, now) {
+            return Ok(identity);
+        }
         let claims = bearer::verify(&self.oidc, &self.config.audiences, token).await?;
-        Identity::from_claims(&claims, &self.config.claims)
-            .map_err(|error| bearer::BearerError::Invalid(error.to_string()))
+        let identity = Identity::from_claims(&claims, &self.config.claims)
+            .map_err(|error| bearer::BearerError::Invalid(error.to_string()))?;
+        let expires = claims.get("exp").and_then(serde_json::Value::as_u64).unwrap_or(now);
+        self.verified_tokens.insert(token, identity.clone(), expires, now);
+        Ok(identity)
     }
 
     /// Creates a session for a verified sign-in.

@@ -20,6 +20,9 @@ pub enum Table {
     Handoffs,
     /// The audit log: records by sequence number (big-endian, so key order is log order).
     Audit,
+    /// Captured texts of audit records (sites with content capture), kept outside the chain so
+    /// they can expire without breaking it.
+    AuditContent,
     /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
     Meta,
 }
@@ -32,6 +35,7 @@ impl Table {
             Self::PendingLogins => "pending_logins",
             Self::Handoffs => "handoffs",
             Self::Audit => "audit",
+            Self::AuditContent => "audit_content",
             Self::Meta => "meta",
         }
     }
