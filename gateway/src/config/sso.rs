@@ -1,10 +1,11 @@
 //! The typed `[sso]` section: the identity provider, the client, pinned algorithms, claim
 //! names, session lifetime and the key rings for session cookies and upstream assertions.
 
-use super::values;
+use super::{raw, values};
 use crate::secrets::SecretRef;
 use jsonwebtoken::Algorithm;
 use std::time::Duration;
+use toml::Spanned;
 
 /// Single sign-on settings.
 #[derive(Debug, Clone)]
@@ -49,6 +50,84 @@ pub struct ClaimNames {
 impl Default for ClaimNames {
     fn default() -> Self {
         Self { user: "sub".into(), email: "email".into(), groups: "groups".into() }
+    }
+}
+
+impl super::Checker<'_> {
+    pub(super) fn sso(&mut self, raw: &raw::RawSso) -> Option<SsoConfig> {
+        let issuer = self.check(&raw.issuer, "sso.issuer", issuer);
+        let client_id = self.check(&raw.client_id, "sso.client_id", |text| {
+            if text.is_empty() { Err("must not be empty".to_owned()) } else { Ok(text.to_owned()) }
+        });
+        let client_secret = self.check(&raw.client_secret, "sso.client_secret", SecretRef::parse);
+        let list = |values: &Option<Vec<Spanned<String>>>| {
+            values
+                .as_ref()
+                .map(|values| values.iter().map(|value| value.get_ref().clone()).collect::<Vec<_>>())
+        };
+        let mut scopes =
+            list(&raw.scopes).unwrap_or_else(|| vec!["openid".into(), "email".into(), "profile".into()]);
+        if !scopes.iter().any(|scope| scope == "openid") {
+            scopes.insert(0, "openid".into());
+        }
+        let algorithms = match &raw.algorithms {
+            None => vec![jsonwebtoken::Algorithm::RS256, jsonwebtoken::Algorithm::ES256],
+            Some(values) => values
+                .iter()
+                .enumerate()
+                .filter_map(|(index, value)| {
+                    self.check(value, &format!("sso.algorithms[{index}]"), algorithm)
+                })
+                .collect(),
+        };
+        if algorithms.is_empty() {
+            self.problem(&raw.issuer, "sso.algorithms", "at least one algorithm must be accepted");
+        }
+        let mut claims = ClaimNames::default();
+        for (value, key, target) in [
+            (&raw.claims.user, "user", &mut claims.user),
+            (&raw.claims.email, "email", &mut claims.email),
+            (&raw.claims.groups, "groups", &mut claims.groups),
+        ] {
+            if let Some(value) = value
+                && let Some(name) = self.check(value, &format!("sso.claims.{key}"), claim_name)
+            {
+                *target = name;
+            }
+        }
+        let session_lifetime = match &raw.session_lifetime {
+            None => Some(Duration::from_secs(12 * 3600)),
+            Some(value) => self.check(value, "sso.session_lifetime", lifetime),
+        };
+        let key_refetch_interval = match &raw.key_refetch_interval {
+            None => Some(Duration::from_secs(30)),
+            Some(value) => self.check(value, "sso.key_refetch_interval", lifetime),
+        };
+        let mut keys = |values: &Vec<Spanned<String>>, key: &str| -> Vec<SecretRef> {
+            values
+                .iter()
+                .enumerate()
+                .filter_map(|(index, value)| {
+                    self.check(value, &format!("sso.{key}[{index}]"), SecretRef::parse)
+                })
+                .collect()
+        };
+        let session_keys = keys(&raw.session_keys, "session_keys");
+        let assertion_keys = keys(&raw.assertion_keys, "assertion_keys");
+        let client_id = client_id?;
+        Some(SsoConfig {
+            issuer: issuer?,
+            audiences: list(&raw.audiences).unwrap_or_else(|| vec![client_id.clone()]),
+            client_id,
+            client_secret: client_secret?,
+            scopes,
+            algorithms,
+            claims,
+            session_lifetime: session_lifetime?,
+            key_refetch_interval: key_refetch_interval?,
+            session_keys,
+            assertion_keys,
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! this is a development provider, not a real sign-in.
 
 use super::users::DemoUser;
+use crate::pages::escape_html;
 use std::fmt::Write as _;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}\
@@ -70,22 +71,6 @@ pub(super) fn signed_out() -> String {
         "<p>You are signed out of the development OIDC provider. It keeps no sessions, so there \
 was nothing else to end. You can close this tab.</p>",
     )
-}
-
-/// Escapes text for HTML element content and quoted attribute values.
-pub(super) fn escape_html(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
 }
 
 fn layout(title: &str, content: &str) -> String {
