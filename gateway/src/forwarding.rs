@@ -70,7 +70,13 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
         insert(headers, "x-forwarded-proto", &proto);
         insert(headers, "x-forwarded-host", &forwarded_host);
     } else {
-        for name in FORWARDING {
+        // Every spelling, `_` for `-` included (some frameworks map one to the other).
+        let spoofed: Vec<HeaderName> = headers
+            .keys()
+            .filter(|name| FORWARDING.contains(&name.as_str().replace('_', "-").as_str()))
+            .cloned()
+            .collect();
+        for name in spoofed {
             headers.remove(name);
         }
         insert(headers, "x-forwarded-for", &peer);
@@ -209,6 +215,8 @@ mod tests {
     fn untrusted_forwarding_headers_are_replaced() {
         let mut headers = map(&[
             ("x-forwarded-for", "6.6.6.6"),
+            ("x_forwarded_for", "6.6.6.7"),
+            ("x_forwarded_proto", "https"),
             ("x-forwarded-proto", "https"),
             ("x-forwarded-host", "evil.example"),
             ("forwarded", "for=6.6.6.6"),
@@ -221,6 +229,7 @@ mod tests {
         assert_eq!(headers["x-forwarded-proto"], "http");
         assert_eq!(headers["x-forwarded-host"], "tasks.example");
         assert!(headers.get("forwarded").is_none() && headers.get("x-real-ip").is_none());
+        assert!(headers.get("x_forwarded_for").is_none() && headers.get("x_forwarded_proto").is_none());
     }
 
     #[test]

@@ -145,6 +145,7 @@ async fn forward(
         return Ok((websocket::tunnel(client_upgrade, response, site.id.to_string()), Route::Upgrade));
     }
     forwarding::strip_hop_by_hop(response.headers_mut());
+    cookies::strip_gateway_set_cookies(response.headers_mut());
     if html::is_page(&method, &response) {
         let origin = PageOrigin { scheme: origin_scheme, host: &browser_host };
         let page = html::rewrite(gateway, site, origin, response).await.inspect_err(|error| {

@@ -109,8 +109,13 @@ async fn pruning_keeps_the_rest_verifiable_and_the_checkpoint_signed() {
     for _ in 0..5 {
         log.record(AuditEvent::new(EventKind::Logout)).await.expect("record");
     }
+    let pruned_record = record(&store, 10);
     assert_eq!(prune(store.as_ref(), &key(), cutoff).expect("prune"), 10);
     assert_eq!(verdict(&store), Ok(verify::Verified { records: 5, first: 11, last: 15 }));
+    // A prune that crashed after its checkpoint but before deleting still verifies.
+    store.put(Table::Audit, &Record::key(10), &pruned_record).expect("left behind");
+    assert_eq!(verdict(&store), Ok(verify::Verified { records: 5, first: 11, last: 15 }));
+    store.delete(Table::Audit, &Record::key(10)).expect("clean");
     // Another key cannot vouch for the checkpoint.
     assert_eq!(
         verify(store.as_ref(), &DigestKey::new(b"other")).expect("readable"),
@@ -153,6 +158,16 @@ impl Store for FailingDisk {
     }
     fn sweep(&self, table: Table, expired: &dyn Fn(&[u8]) -> bool) -> Result<usize, StoreError> {
         self.inner.sweep(table, expired)
+    }
+    fn compare_and_swap(
+        &self,
+        table: Table,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, StoreError> {
+        self.check()?;
+        self.inner.compare_and_swap(table, key, old, new)
     }
     fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError> {
         self.check()?;

@@ -64,7 +64,9 @@ pub fn verify(store: &dyn Store, key: &DigestKey) -> Result<Result<Verified, Cha
     };
     let first = expected_seq;
     let mut checked = 0;
-    let mut from = Record::key(0).to_vec();
+    // Records the checkpoint covers may still be there after a prune that crashed before
+    // deleting them; verification starts where the checkpoint says the log starts.
+    let mut from = Record::key(first).to_vec();
     loop {
         let page = store.range(Table::Audit, &from, PAGE)?;
         let Some((last_key, _)) = page.last() else { break };

@@ -90,8 +90,15 @@ fn write(
     store.put_batch(Table::Audit, &records)?;
     let head = serde_json::to_vec(&Head { seq: current.seq, hash: current.hash.clone() })
         .map_err(|error| crate::store::StoreError(error.to_string()))?;
-    store.put(Table::Meta, HEAD_KEY, &head)?;
-    store.flush()?;
+    let durable = store.put(Table::Meta, HEAD_KEY, &head).and_then(|()| store.flush());
+    if let Err(error) = durable {
+        // The callers are told the batch failed, so it must not stay in the log either (sled
+        // could still flush it later and the next batch would chain onto it).
+        for (key, _) in &records {
+            let _ = store.delete(Table::Audit, key);
+        }
+        return Err(error);
+    }
     *tail = Some(current);
     Ok(first)
 }

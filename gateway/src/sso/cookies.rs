@@ -76,6 +76,29 @@ pub fn strip_gateway_cookies(headers: &mut HeaderMap) {
     }
 }
 
+/// Removes `Set-Cookie` headers of an upstream response that would set a gateway cookie: a
+/// site must not be able to swap the browser's gateway session.
+pub fn strip_gateway_set_cookies(headers: &mut HeaderMap) {
+    if !headers.contains_key(header::SET_COOKIE) {
+        return;
+    }
+    let gateway_names: Vec<String> =
+        CookieKind::ALL.iter().flat_map(|kind| [kind.name(true), kind.name(false)]).collect();
+    let kept: Vec<HeaderValue> = headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter(|value| {
+            let name = value.to_str().ok().and_then(|text| text.split('=').next()).unwrap_or_default().trim();
+            !gateway_names.iter().any(|gateway| gateway.eq_ignore_ascii_case(name))
+        })
+        .cloned()
+        .collect();
+    headers.remove(header::SET_COOKIE);
+    for value in kept {
+        headers.append(header::SET_COOKIE, value);
+    }
+}
+
 fn pairs(headers: &HeaderMap) -> impl Iterator<Item = (&str, &str)> {
     headers
         .get_all(header::COOKIE)
@@ -104,6 +127,17 @@ mod tests {
         only_ours.insert(header::COOKIE, HeaderValue::from_static("toolgate=secret"));
         strip_gateway_cookies(&mut only_ours);
         assert!(only_ours.get(header::COOKIE).is_none());
+    }
+
+    #[test]
+    fn sites_cannot_set_gateway_cookies() {
+        let mut headers = HeaderMap::new();
+        headers
+            .append(header::SET_COOKIE, HeaderValue::from_static("__Host-toolgate=attacker; Path=/; Secure"));
+        headers.append(header::SET_COOKIE, HeaderValue::from_static("TOOLGATE-PENDING=x"));
+        headers.append(header::SET_COOKIE, HeaderValue::from_static("app=1; Path=/"));
+        strip_gateway_set_cookies(&mut headers);
+        assert_eq!(headers.get_all(header::SET_COOKIE).iter().collect::<Vec<_>>(), ["app=1; Path=/"]);
     }
 
     #[test]

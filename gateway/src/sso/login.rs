@@ -42,9 +42,17 @@ pub async fn gateway_host(
         (&Method::GET, "/.toolgate/callback") => {
             let result = callback(sso, request.headers(), &query, secure).await;
             if let Err(ProxyError::LoginFailed) = result {
-                // A failed sign-in is audited too; if even that cannot be recorded, say so.
-                let event = AuditEvent::new(EventKind::LoginFailed).decision("failure", "login_failed");
-                sso.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
+                sso.record("login_failed");
+                // A failed sign-in of a browser that started one here is audited; a callback
+                // from nowhere (no login cookie) is only counted, so nobody can fill the audit
+                // disk with forged callbacks.
+                let started_here = cookies::read(request.headers(), CookieKind::Login, secure)
+                    .and_then(|sealed| sso.keys.open(CookieKind::Login.purpose(), &sealed))
+                    .is_some();
+                if started_here {
+                    let event = AuditEvent::new(EventKind::LoginFailed).decision("failure", "login_failed");
+                    sso.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
+                }
             }
             result
         }
@@ -114,7 +122,11 @@ pub fn login_redirect(
     if !navigation {
         return Err(ProxyError::Unauthenticated);
     }
-    let bind = URL_SAFE_NO_PAD.encode(keys::random_bytes::<16>());
+    // Another tab may already be signing in: reuse its binding so neither sign-in breaks the other.
+    let existing = cookies::read(headers, CookieKind::Pending, secure)
+        .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed))
+        .and_then(|bind| String::from_utf8(bind).ok());
+    let bind = existing.unwrap_or_else(|| URL_SAFE_NO_PAD.encode(keys::random_bytes::<16>()));
     let sealed = sso.keys.seal(CookieKind::Pending.purpose(), bind.as_bytes());
     let location = format!(
         "{}/.toolgate/login?{}",
@@ -135,9 +147,16 @@ async fn start(
 ) -> Result<Response<ProxyBody>, ProxyError> {
     let target = param(query, "return").and_then(|target| return_url::site_target(target, &sso.site_hosts));
     let bind = param(query, "bind").filter(|bind| bind.len() <= 64).ok_or(ProxyError::BadRequest)?;
-    let Some((origin, path)) = target else {
+    let Some((candidate_origin, path)) = target else {
         return Err(ProxyError::BadRequest);
     };
+    // Only the host is taken from the request; scheme and port are the gateway's own, so a
+    // ticket can never be sent to another port or over another scheme.
+    let host = url::Url::parse(&candidate_origin)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_owned))
+        .ok_or(ProxyError::BadRequest)?;
+    let origin = sso.site_origin(&host);
     // Already signed in on the gateway host: no need to bother the provider.
     match sso.session(headers, secure).await {
         Ok(session) => return handoff_redirect(sso, &session.id, origin, path, bind.to_owned()),
@@ -172,7 +191,6 @@ async fn callback(
         // The provider's error code is a short token from a fixed vocabulary; log it bounded.
         let error: String = error.chars().filter(char::is_ascii_alphanumeric).take(40).collect();
         tracing::info!(error = %error, "identity provider refused the sign-in");
-        sso.record("login_failed");
         return Err(ProxyError::LoginFailed);
     }
     let state = param(query, "state").ok_or(ProxyError::LoginFailed)?;
@@ -250,8 +268,8 @@ fn handoff(sso: &Sso, request: &Request<Incoming>, secure: bool) -> Result<Respo
     let handoff: Handoff = session::take(sso.store.as_ref(), Table::Handoffs, ticket.as_bytes(), unix_now())
         .map_err(|_| ProxyError::SsoUnavailable)?
         .ok_or(ProxyError::LoginFailed)?;
-    // The ticket is for this origin and for the browser that started the sign-in here.
-    let this_origin = request_origin(request, secure);
+    // The ticket is for this site and for the browser that started the sign-in here.
+    let this_origin = request_host(request).map(|host| sso.site_origin(&host));
     let bind = cookies::read(request.headers(), CookieKind::Pending, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed));
     if this_origin.as_deref() != Some(handoff.origin.as_str())
@@ -348,7 +366,17 @@ fn oidc_failure(error: OidcError) -> ProxyError {
     }
 }
 
-/// `scheme://host[:port]` as the browser addressed this request.
+/// The host (without port, lower-case) a request was addressed to.
+fn request_host<B>(request: &Request<B>) -> Option<String> {
+    let authority =
+        request.uri().authority().map(|authority| authority.as_str().to_owned()).or_else(|| {
+            request.headers().get(header::HOST).and_then(|value| value.to_str().ok()).map(str::to_owned)
+        })?;
+    let authority: http::uri::Authority = authority.parse().ok()?;
+    Some(authority.host().to_ascii_lowercase())
+}
+
+/// `scheme://host[:port]` as the browser addressed this request (for the `Origin` check only).
 fn request_origin<B>(request: &Request<B>, secure: bool) -> Option<String> {
     let host = request.uri().authority().map(|authority| authority.as_str().to_owned()).or_else(|| {
         request.headers().get(header::HOST).and_then(|value| value.to_str().ok()).map(str::to_owned)

@@ -91,6 +91,8 @@ pub struct Sso {
     pub audit: Arc<crate::audit::AuditLog>,
     /// Bearer tokens already verified (API clients reuse a token for its whole lifetime).
     verified_tokens: bearer::VerifiedTokens,
+    /// One refresh per session at a time.
+    refresh_locks: Vec<tokio::sync::Mutex<()>>,
 }
 
 impl Sso {
@@ -116,6 +118,7 @@ impl Sso {
             metrics,
             audit,
             verified_tokens: bearer::VerifiedTokens::default(),
+            refresh_locks: (0..REFRESH_LOCKS).map(|_| tokio::sync::Mutex::new(())).collect(),
         })
     }
 
@@ -133,7 +136,7 @@ impl Sso {
             .map_err(store_unavailable)?
             .ok_or(SessionFailure::Missing)?;
         if record.refresh_after.is_some_and(|due| due <= now) {
-            return self.refresh(id, record, now).await;
+            return self.refresh(id, now).await;
         }
         Ok(Session { id, record })
     }
@@ -196,21 +199,43 @@ impl Sso {
         self.audit.digest("session", id)
     }
 
+    /// The origin browsers use for a site host: every host is served by the gateway's one
+    /// listener, so it has `public_url`'s scheme and port. Never taken from a request.
+    pub fn site_origin(&self, host: &str) -> String {
+        let (scheme, rest) = self.public_origin.split_once("://").unwrap_or(("https", ""));
+        let port = rest
+            .rsplit_once(':')
+            .map(|(_, port)| port)
+            .filter(|port| port.bytes().all(|b| b.is_ascii_digit()));
+        match port {
+            Some(port) => format!("{scheme}://{host}:{port}"),
+            None => format!("{scheme}://{host}"),
+        }
+    }
+
     /// Counts a sign-in event (`outcome` is one of a fixed set).
     pub fn record(&self, outcome: &'static str) {
         self.metrics.sign_ins.with_label_values(&[outcome]).inc();
     }
 
-    async fn refresh(
-        &self,
-        id: SessionId,
-        mut record: SessionRecord,
-        now: u64,
-    ) -> Result<Session, SessionFailure> {
+    /// Refreshes a session's tokens. One refresh per session at a time: a page's parallel
+    /// requests wait for the first, then see its result. The record is written back only if
+    /// nobody changed or removed it meanwhile (a logout while the provider answered stays a
+    /// logout).
+    async fn refresh(&self, id: SessionId, now: u64) -> Result<Session, SessionFailure> {
+        let _turn = self.refresh_locks[usize::from(id[0]) % REFRESH_LOCKS].lock().await;
+        let (mut record, stored): (SessionRecord, Vec<u8>) =
+            session::get_with_bytes(self.store.as_ref(), Table::Sessions, &id, now)
+                .map_err(store_unavailable)?
+                .ok_or(SessionFailure::Missing)?;
+        if record.refresh_after.is_none_or(|due| due > now) {
+            // Another request refreshed while this one waited.
+            return Ok(Session { id, record });
+        }
         let Some(refresh_token) =
             record.refresh_token.as_deref().and_then(|sealed| self.open_refresh_token(sealed))
         else {
-            let _ = self.revoke(&id);
+            self.end_session_if_unchanged(&id, &stored);
             return Err(SessionFailure::Missing);
         };
         match self.oidc.refresh(&refresh_token).await {
@@ -220,7 +245,7 @@ impl Sso {
                         // The provider may not switch the session to another user.
                         Ok(identity) if identity.user == record.identity.user => record.identity = identity,
                         _ => {
-                            let _ = self.revoke(&id);
+                            self.end_session_if_unchanged(&id, &stored);
                             return Err(SessionFailure::Missing);
                         }
                     }
@@ -228,27 +253,40 @@ impl Sso {
                 record.refresh_token =
                     tokens.refresh_token.as_deref().map(|token| self.seal_refresh_token(token));
                 record.refresh_after = Some(refresh_due(tokens.expires_at, now));
-                session::put(self.store.as_ref(), Table::Sessions, &id, &record)
+                let replaced = session::replace(self.store.as_ref(), Table::Sessions, &id, &stored, &record)
                     .map_err(store_unavailable)?;
+                if !replaced {
+                    // Signed out (or revoked) while the provider answered.
+                    return Err(SessionFailure::Missing);
+                }
                 self.record("refreshed");
                 tracing::info!(outcome = "refreshed", "session tokens refreshed");
                 Ok(Session { id, record })
             }
             Err(error) => {
-                // A failed refresh sends the user through login again (which itself fails
-                // closed while the provider is down).
+                // A failed refresh ends the session and sends the user through sign-in again
+                // (which itself fails closed while the provider is down).
                 let reason = match error {
                     OidcError::Unavailable(_) => "provider_unavailable",
                     OidcError::Rejected(_) => "rejected",
                 };
                 self.record("refresh_failed");
                 tracing::info!(outcome = "refresh_failed", reason, "session ended: token refresh failed");
-                let _ = self.revoke(&id);
+                self.end_session_if_unchanged(&id, &stored);
                 Err(SessionFailure::Missing)
             }
         }
     }
+
+    fn end_session_if_unchanged(&self, id: &SessionId, stored: &[u8]) {
+        if let Err(error) = self.store.compare_and_swap(Table::Sessions, id, Some(stored), None) {
+            tracing::error!(error = %error, "could not end a session after a failed refresh");
+        }
+    }
 }
+
+/// Refreshes are serialised per session through this many locks (by the id's first byte).
+const REFRESH_LOCKS: usize = 64;
 
 /// The purpose refresh tokens are sealed for in the store.
 const REFRESH_TOKEN_PURPOSE: &str = "toolgate refresh token";

@@ -87,6 +87,30 @@ pub fn put<T: Serialize>(store: &dyn Store, table: Table, key: &[u8], record: &T
     store.put(table, key, &bytes)
 }
 
+/// Reads a live record with its stored bytes (for a later compare-and-swap).
+pub fn get_with_bytes<T: DeserializeOwned + Expiring>(
+    store: &dyn Store,
+    table: Table,
+    key: &[u8],
+    now: u64,
+) -> Result<Option<(T, Vec<u8>)>, StoreError> {
+    let Some(bytes) = store.get(table, key)? else { return Ok(None) };
+    Ok(live::<T>(Some(bytes.clone()), now).map(|record| (record, bytes)))
+}
+
+/// Replaces a record only if it still has the bytes read earlier; `false` when it changed or
+/// went away meanwhile (a logout, another refresh).
+pub fn replace<T: Serialize>(
+    store: &dyn Store,
+    table: Table,
+    key: &[u8],
+    old: &[u8],
+    record: &T,
+) -> Result<bool, StoreError> {
+    let bytes = serde_json::to_vec(record).map_err(|error| StoreError(error.to_string()))?;
+    store.compare_and_swap(table, key, Some(old), Some(&bytes))
+}
+
 /// Reads a live record (expired or unreadable ones count as absent).
 pub fn get<T: DeserializeOwned + Expiring>(
     store: &dyn Store,

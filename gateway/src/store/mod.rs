@@ -61,6 +61,15 @@ pub trait Store: Send + Sync + 'static {
     fn delete(&self, table: Table, key: &[u8]) -> Result<(), StoreError>;
     /// Removes every record for which `expired` says so; returns how many.
     fn sweep(&self, table: Table, expired: &dyn Fn(&[u8]) -> bool) -> Result<usize, StoreError>;
+    /// Replaces `key`'s value with `new` (or removes it, `None`) only if it is still `old`
+    /// (`None`: absent); returns whether it did. Atomic.
+    fn compare_and_swap(
+        &self,
+        table: Table,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, StoreError>;
     /// Writes several records atomically (all or none).
     fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError>;
     /// Makes every write so far durable (fsync); returns once it is.

@@ -64,6 +64,16 @@ impl Store for SledStore {
         Ok(removed)
     }
 
+    fn compare_and_swap(
+        &self,
+        table: Table,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, StoreError> {
+        Ok(self.tree(table)?.compare_and_swap(key, old, new).map_err(failure)?.is_ok())
+    }
+
     fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError> {
         let mut batch = sled::Batch::default();
         for (key, value) in records {

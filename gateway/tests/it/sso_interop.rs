@@ -302,6 +302,24 @@ async fn login_through_a_real_provider_reaches_the_site_with_its_identity() {
     assert_ne!(seen.headers["x-toolgate-assertion"], "forged");
     assert_eq!(seen.headers["cookie"], "app=1");
 
+    // A return URL naming another port or scheme cannot redirect the ticket there: the handoff
+    // always goes to the site's configured origin.
+    for elsewhere in ["http://app.localhost:9/steal", "https://app.localhost/steal"] {
+        let login =
+            url::Url::parse(&format!("http://localhost:{}/.toolgate/login", setup.port)).expect("url");
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("return", elsewhere)
+            .append_pair("bind", "x")
+            .finish();
+        let login = url::Url::parse(&format!("{login}?{query}")).expect("url");
+        let answer = browser.request(Method::GET, &login, &[], None).await;
+        let location = answer.header("location").unwrap_or_default();
+        assert!(
+            location.starts_with(&format!("http://app.localhost:{}/.toolgate/session?ticket=", setup.port)),
+            "{elsewhere} → {location}"
+        );
+    }
+
     let whoami = browser.open(&setup.site_url("/.toolgate/whoami")).await.0;
     let whoami: serde_json::Value = serde_json::from_slice(&whoami.body).expect("json");
     assert_eq!((whoami["user"].as_str(), whoami["via"].as_str()), (Some("bob"), Some("session")));

@@ -403,7 +403,10 @@ async fn sign_in(world: &World, client: &mut Client) -> SignedIn {
         .await;
     assert_eq!(callback.status, StatusCode::FOUND, "{}", callback.text());
     let handoff = callback.header("location").expect("redirect to the site").to_owned();
-    let handoff_path = handoff.strip_prefix(&format!("http://{}", world.site)).expect("back to the site");
+    // The handoff names the site's configured origin (public_url's scheme and port), whatever
+    // port the test reaches the gateway on.
+    let handoff_path =
+        handoff.strip_prefix("http://app.localhost:1").expect("back to the site's configured origin");
     let landed = client
         .get(
             &world.site,
