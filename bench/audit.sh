@@ -62,6 +62,9 @@ if [ "$CRASH_CYCLES" -gt 0 ]; then
     if [ "$last" -lt "$highest" ]; then
       echo "cycle $cycle: record $highest was acknowledged but the log ends at $last"; exit 1
     fi
+    if [ $((cycle % 100)) -eq 0 ]; then
+      echo "  $cycle cycles: highest acknowledged $highest, log ends at $last, chain verifies"
+    fi
   done
   echo "ok: $CRASH_CYCLES cycles, highest acknowledged record $highest present, chain verifies"
 fi
