@@ -31,7 +31,8 @@ fn session_cookie(criterion: &mut Criterion) {
         email: Some("alice@corp.example".into()),
         groups: vec!["eng".into(), "ops".into()],
     };
-    let tokens = oidc::Tokens { claims: None, refresh_token: None, expires_at: oidc::unix_now() + 3600 };
+    let tokens =
+        oidc::Tokens { claims: None, refresh_token: None, expires_at: gateway::clock::unix_now() + 3600 };
     let id = sso.create_session(identity, &tokens).expect("session");
     let cookie = format!("theme=dark; toolgate={}", sso.keys.seal("toolgate", &id));
     let mut headers = http::HeaderMap::new();
@@ -59,7 +60,7 @@ fn bearer_token(criterion: &mut Criterion) {
     .expect("jwk");
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
     header.kid = Some("k1".into());
-    let now = oidc::unix_now();
+    let now = gateway::clock::unix_now();
     let claims = serde_json::json!({"iss": "https://idp.example", "aud": "toolgate", "sub": "alice", "exp": now + 3600, "nbf": now, "groups": ["eng"]});
     let token =
         jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref()))

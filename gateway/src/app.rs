@@ -153,7 +153,7 @@ pub fn audit_key(config: &Config, store: &dyn Store) -> Result<DigestKey, StartE
     if let Some(key) = store.get(crate::store::Table::Meta, GENERATED)? {
         return Ok(DigestKey::new(&key));
     }
-    let key = crate::sso::keys::random_bytes::<32>();
+    let key = crate::random::random_bytes::<32>();
     store.put(crate::store::Table::Meta, GENERATED, &key)?;
     store.flush()?;
     tracing::warn!("no audit.key configured: generated one and kept it in the store");

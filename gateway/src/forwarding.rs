@@ -4,6 +4,7 @@
 //! Client-sent forwarding headers are believed only from configured trusted proxies; from
 //! anyone else they are dropped and rebuilt from what the gateway itself saw.
 
+use http::Request;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use std::net::IpAddr;
 
@@ -123,6 +124,23 @@ pub fn set_identity_headers(
     if let Some(assertion) = assertion {
         insert(headers, "x-toolgate-assertion", assertion);
     }
+}
+
+/// The host the request is for: the URI authority (HTTP/2, absolute-form) or the `Host`
+/// header, lower-cased and without port.
+pub fn request_host<B>(request: &Request<B>) -> Option<String> {
+    let authority = request_authority(request)?;
+    let authority: http::uri::Authority = authority.parse().ok()?;
+    Some(authority.host().trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// The authority as the browser wrote it (port included), for URLs the page will use.
+pub fn request_authority<B>(request: &Request<B>) -> Option<String> {
+    if let Some(authority) = request.uri().authority() {
+        return Some(authority.as_str().to_owned());
+    }
+    let value = request.headers().get(header::HOST)?.to_str().ok()?;
+    (!value.is_empty()).then(|| value.to_owned())
 }
 
 /// The scheme the browser used, as far as the gateway can tell.

@@ -148,12 +148,7 @@ fn fix_rewritten_headers(headers: &mut HeaderMap) {
 
 /// A fresh per-response nonce: 128 random bits, base64.
 fn fresh_nonce() -> String {
-    let mut bytes = [0u8; 16];
-    // The OS random source failing is not recoverable for a security gateway.
-    if let Err(error) = getrandom::fill(&mut bytes) {
-        panic!("operating system random source failed: {error}");
-    }
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+    base64::engine::general_purpose::STANDARD.encode(crate::random::random_bytes::<16>())
 }
 
 #[cfg(test)]

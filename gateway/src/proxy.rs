@@ -39,7 +39,7 @@ pub async fn handle(
         latency_ms = tracing::field::Empty,
     );
     async move {
-        let host = request_host(&request);
+        let host = forwarding::request_host(&request);
         let entry = host.as_deref().and_then(|host| gateway.site(host));
         let site = entry.map(|entry| entry.site.clone());
         tracing::Span::current().record("site", site.as_ref().map_or("-", |site| site.id.as_str()));
@@ -91,7 +91,7 @@ async fn forward(
     request_id: &RequestId,
 ) -> Result<(Response<ProxyBody>, Route), ProxyError> {
     let trusted = gateway.is_trusted_proxy(client.peer);
-    let browser_host = request_host_header(&request).ok_or(ProxyError::BadRequest)?;
+    let browser_host = forwarding::request_authority(&request).ok_or(ProxyError::BadRequest)?;
     let origin_scheme = forwarding::browser_scheme(request.headers(), client, trusted);
     let secure = origin_scheme == "https";
 
@@ -119,7 +119,7 @@ async fn forward(
 
     let assertion = match (&gateway.sso, &signed_in) {
         (Some(sso), Some((identity, session))) => {
-            sso.assertion.for_session(session, identity, site.id.as_str(), sso::oidc::unix_now())
+            sso.assertion.for_session(session, identity, site.id.as_str(), crate::clock::unix_now())
         }
         _ => None,
     };
@@ -268,23 +268,6 @@ fn with_request_id(mut response: Response<ProxyBody>, request_id: &RequestId) ->
         response.headers_mut().insert("x-request-id", value);
     }
     response
-}
-
-/// The host the request is for: the URI authority (HTTP/2, absolute-form) or the `Host`
-/// header, lower-cased and without port.
-fn request_host<B>(request: &Request<B>) -> Option<String> {
-    let authority = request_host_header(request)?;
-    let authority: http::uri::Authority = authority.parse().ok()?;
-    Some(authority.host().trim_end_matches('.').to_ascii_lowercase())
-}
-
-/// The authority as the browser wrote it (port included), for URLs the page will use.
-fn request_host_header<B>(request: &Request<B>) -> Option<String> {
-    if let Some(authority) = request.uri().authority() {
-        return Some(authority.as_str().to_owned());
-    }
-    let value = request.headers().get(header::HOST)?.to_str().ok()?;
-    (!value.is_empty()).then(|| value.to_owned())
 }
 
 /// HTTP/2 clients may split `Cookie` into several fields; HTTP/1.1 upstreams need one

@@ -19,14 +19,7 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 impl RequestId {
     /// The next id.
     pub fn new() -> Self {
-        let prefix = *PREFIX.get_or_init(|| {
-            let mut bytes = [0u8; 8];
-            // A failing OS random source is not recoverable for a security gateway.
-            if let Err(error) = getrandom::fill(&mut bytes) {
-                panic!("operating system random source failed: {error}");
-            }
-            u64::from_le_bytes(bytes)
-        });
+        let prefix = *PREFIX.get_or_init(|| u64::from_le_bytes(crate::random::random_bytes()));
         let count = COUNTER.fetch_add(1, Ordering::Relaxed);
         // The high 24 bits come from the prefix, the low 40 from prefix + counter, so ids stay
         // distinct for 2^40 requests per run.

@@ -3,6 +3,7 @@
 //! number and name, with an expiry. The chained record holds only the keyed digest, so removing
 //! expired content never breaks verification, and the digest proves what the text was.
 
+use crate::clock::unix_now as now;
 use crate::store::{Store, StoreError, Table};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -63,8 +64,4 @@ fn key(seq: u64, name: &str) -> Vec<u8> {
     let mut key = seq.to_be_bytes().to_vec();
     key.extend_from_slice(name.as_bytes());
     key
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
 }

@@ -203,7 +203,7 @@ impl ExpenseForm {
             })
             .collect();
         // Like many legacy apps, this one protects its inline script with a per-response nonce.
-        let nonce = format!("{:016x}", random_u64());
+        let nonce = format!("{:016x}", u64::from_le_bytes(crate::random::random_bytes()));
         let page = EXPENSES_PAGE.replace("{{CLAIMS}}", &items).replace("{{NONCE}}", &nonce);
         (page, nonce)
     }
@@ -259,11 +259,4 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ProxyBody> {
         with_type(Response::new(body::full(Bytes::from_static(text.as_bytes()))), "text/plain");
     *response.status_mut() = status;
     response
-}
-
-fn random_u64() -> u64 {
-    let mut bytes = [0u8; 8];
-    // The demo's nonce is not a secret of the gateway; a zero nonce would still work.
-    let _ = getrandom::fill(&mut bytes);
-    u64::from_le_bytes(bytes)
 }

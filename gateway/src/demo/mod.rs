@@ -61,7 +61,7 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
     let port = listener.local_addr()?.port();
     let admin_listener = TcpListener::bind(("127.0.0.1", 0)).await?;
 
-    let client_secret = URL_SAFE_NO_PAD.encode(crate::sso::keys::random_bytes::<24>());
+    let client_secret = URL_SAFE_NO_PAD.encode(crate::random::random_bytes::<24>());
     let client = idp::DevClient {
         client_id: DEMO_CLIENT_ID.into(),
         client_secret: client_secret.clone(),

@@ -3,7 +3,7 @@
 //! headers. The public keys are served at `/.toolgate/jwks.json` on every host.
 
 use super::identity::Identity;
-use super::keys::random_bytes;
+use crate::random::random_bytes;
 use crate::secrets::SecretRef;
 use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use base64::Engine as _;

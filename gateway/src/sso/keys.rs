@@ -2,6 +2,7 @@
 //! cookies during a rotation) and derives CSRF tokens (HMAC-SHA256). The first key seals; every
 //! key opens. Keys are 32 random bytes, base64, read from secret references.
 
+use crate::random::random_bytes;
 use crate::secrets::SecretRef;
 use aws_lc_rs::{aead, hmac};
 use base64::Engine as _;
@@ -130,16 +131,6 @@ fn csrf_input(session: &[u8]) -> Vec<u8> {
     let mut input = b"csrf:".to_vec();
     input.extend_from_slice(session);
     input
-}
-
-/// `N` bytes from the operating system's random source.
-pub fn random_bytes<const N: usize>() -> [u8; N] {
-    let mut bytes = [0u8; N];
-    // A failing OS random source is not recoverable for a security gateway.
-    if let Err(error) = getrandom::fill(&mut bytes) {
-        panic!("operating system random source failed: {error}");
-    }
-    bytes
 }
 
 #[cfg(test)]

@@ -6,12 +6,14 @@
 
 use super::cookies::{self, CookieKind};
 use super::identity::Identity;
-use super::oidc::{OidcError, unix_now};
+use super::oidc::OidcError;
 use super::session::{self, Handoff, PendingLogin};
-use super::{SessionFailure, Sso, keys, return_url};
+use super::{SessionFailure, Sso, return_url};
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{self, ProxyBody};
+use crate::clock::unix_now;
 use crate::errors::ProxyError;
+use crate::forwarding;
 use crate::pages::{escape_html, page};
 use crate::store::Table;
 use base64::Engine as _;
@@ -126,7 +128,7 @@ pub fn login_redirect(
     let existing = cookies::read(headers, CookieKind::Pending, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed))
         .and_then(|bind| String::from_utf8(bind).ok());
-    let bind = existing.unwrap_or_else(|| URL_SAFE_NO_PAD.encode(keys::random_bytes::<16>()));
+    let bind = existing.unwrap_or_else(|| URL_SAFE_NO_PAD.encode(crate::random::random_bytes::<16>()));
     let sealed = sso.keys.seal(CookieKind::Pending.purpose(), bind.as_bytes());
     let location = format!(
         "{}/.toolgate/login?{}",
@@ -249,7 +251,7 @@ fn handoff_redirect(
     path: String,
     bind: String,
 ) -> Result<Response<ProxyBody>, ProxyError> {
-    let ticket = URL_SAFE_NO_PAD.encode(keys::random_bytes::<32>());
+    let ticket = URL_SAFE_NO_PAD.encode(crate::random::random_bytes::<32>());
     let handoff = Handoff {
         session: session::to_hex(id),
         origin: origin.clone(),
@@ -269,7 +271,7 @@ fn handoff(sso: &Sso, request: &Request<Incoming>, secure: bool) -> Result<Respo
         .map_err(|_| ProxyError::SsoUnavailable)?
         .ok_or(ProxyError::LoginFailed)?;
     // The ticket is for this site and for the browser that started the sign-in here.
-    let this_origin = request_host(request).map(|host| sso.site_origin(&host));
+    let this_origin = forwarding::request_host(request).map(|host| sso.site_origin(&host));
     let bind = cookies::read(request.headers(), CookieKind::Pending, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed));
     if this_origin.as_deref() != Some(handoff.origin.as_str())
@@ -366,22 +368,10 @@ fn oidc_failure(error: OidcError) -> ProxyError {
     }
 }
 
-/// The host (without port, lower-case) a request was addressed to.
-fn request_host<B>(request: &Request<B>) -> Option<String> {
-    let authority =
-        request.uri().authority().map(|authority| authority.as_str().to_owned()).or_else(|| {
-            request.headers().get(header::HOST).and_then(|value| value.to_str().ok()).map(str::to_owned)
-        })?;
-    let authority: http::uri::Authority = authority.parse().ok()?;
-    Some(authority.host().to_ascii_lowercase())
-}
-
 /// `scheme://host[:port]` as the browser addressed this request (for the `Origin` check only).
 fn request_origin<B>(request: &Request<B>, secure: bool) -> Option<String> {
-    let host = request.uri().authority().map(|authority| authority.as_str().to_owned()).or_else(|| {
-        request.headers().get(header::HOST).and_then(|value| value.to_str().ok()).map(str::to_owned)
-    })?;
-    Some(format!("{}://{}", if secure { "https" } else { "http" }, host.to_ascii_lowercase()))
+    let authority = forwarding::request_authority(request)?;
+    Some(format!("{}://{}", if secure { "https" } else { "http" }, authority.to_ascii_lowercase()))
 }
 
 /// State-changing requests must come from this origin's own pages when the browser says where

@@ -23,6 +23,7 @@ pub mod oidc;
 pub mod return_url;
 pub mod session;
 
+use crate::clock::unix_now;
 use crate::config::{Config, SsoConfig};
 use crate::store::{Store, StoreError, Table};
 use ::http::HeaderMap;
@@ -30,7 +31,7 @@ use assertion::{AssertionKeyError, AssertionSigner};
 use cookies::CookieKind;
 use identity::Identity;
 use keys::{KeyError, KeyRing};
-use oidc::{Oidc, OidcError, unix_now};
+use oidc::{Oidc, OidcError};
 use session::{SessionId, SessionRecord};
 use std::sync::Arc;
 
@@ -159,7 +160,7 @@ impl Sso {
     /// Creates a session for a verified sign-in.
     pub fn create_session(&self, identity: Identity, tokens: &oidc::Tokens) -> Result<SessionId, StoreError> {
         let now = unix_now();
-        let id = keys::random_bytes::<32>();
+        let id = crate::random::random_bytes::<32>();
         let record = SessionRecord {
             identity,
             created_at: now,

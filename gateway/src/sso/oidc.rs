@@ -4,6 +4,7 @@
 //! refetch at most once per `sso.key_refetch_interval`.
 
 use super::http::IdpHttp;
+use crate::clock::unix_now;
 use crate::config::SsoConfig;
 use jsonwebtoken::Algorithm;
 use openidconnect::core::{
@@ -341,9 +342,4 @@ fn core_algorithm(algorithm: Algorithm) -> Option<CoreJwsSigningAlgorithm> {
         Algorithm::EdDSA => CoreJwsSigningAlgorithm::EdDsa,
         _ => return None,
     })
-}
-
-/// Seconds since the UNIX epoch.
-pub fn unix_now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
 }
