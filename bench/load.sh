@@ -181,6 +181,10 @@ td,th{border:1px solid #d5dae3;padding:.25rem .5rem;text-align:left}
 </ul></nav>
 <main id="content">
 <h1>Quarterly operations report</h1>
+<tool name="export_report" description="Export this report as CSV" return><prop name="region" type="number" description="Region number" required></prop></tool>
+<tool name="delete_report" description="Delete this report"><prop name="confirm" type="boolean" required></prop></tool>
+<context name="report_summary">Quarterly operations report: all regions, provisional figures.</context>
+<form id="feedback" action="/feedback" method="post"><label>Feedback <input name="text"></label><button>Send</button></form>
 EOF
 }
 html_section() { # n
@@ -343,9 +347,27 @@ insecure_no_sso = true
 [store]
 path = "$TMP/store"
 
+[policy]
+file = "$TMP/policy.toml"
+
 [sites.bench]
 host = "$HOST_HEADER"
 upstream = "http://127.0.0.1:$UP_PORT"
+
+# The page layer at work on every HTML response: a form rule, plus per-user filtering by the
+# policy below (one tool and one context stay, one tool is removed).
+[[sites.bench.forms.rule]]
+selector = "form#feedback"
+name = "send_feedback"
+description = "Send feedback about this report"
+params = { text = "The feedback" }
+EOF
+cat >"$TMP/policy.toml" <<EOF
+[[rule]]
+id = "bench"
+tools.allow = ["export_*", "send_feedback"]
+tools.deny = ["delete_*"]
+contexts.allow = ["report_*"]
 EOF
 start_gateway() { # name: runs $TMP/<name>.toml; sets STARTED_PID and STARTED_ADDR
     local name="$1" addr="" pid
@@ -387,6 +409,10 @@ check_target "nginx proxy_pass json" "http://127.0.0.1:$PROXY_PORT/api.json" '*/
 check_target "gateway json" "$GW/api.json" '*/*' no
 check_target "nginx sub_filter html" "http://127.0.0.1:$SUB_PORT/page.html" text/html yes
 check_target "gateway html" "$GW/page.html" text/html yes
+# The page layer really worked on the measured page: the denied tool is gone, the form is a tool.
+grep -q 'name="export_report"' "$TMP/check.body" || die "gateway html: the allowed tool is missing"
+grep -q 'delete_report' "$TMP/check.body" && die "gateway html: the denied tool was not removed"
+grep -q 'toolname="send_feedback"' "$TMP/check.body" || die "gateway html: the form rule did not apply"
 
 # --- 4b. authenticated gateway(s): OIDC provider fixture, sign in once with curl ------------
 if [[ "$AUTH" == 1 ]]; then
@@ -430,9 +456,18 @@ algorithms = ["ES256"]
 [store]
 path = "$store_path"
 
+[policy]
+file = "$TMP/policy.toml"
+
 [sites.bench]
 host = "$AUTH_HOST"
 upstream = "http://127.0.0.1:$UP_PORT"
+
+[[sites.bench.forms.rule]]
+selector = "form#feedback"
+name = "send_feedback"
+description = "Send feedback about this report"
+params = { text = "The feedback" }
 EOF
         start_gateway "auth-$store"
         AUTH_PID[$store]="$STARTED_PID"

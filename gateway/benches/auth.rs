@@ -30,6 +30,7 @@ fn session_cookie(criterion: &mut Criterion) {
         user: "alice".into(),
         email: Some("alice@corp.example".into()),
         groups: vec!["eng".into(), "ops".into()],
+        name: None,
     };
     let tokens =
         oidc::Tokens { claims: None, refresh_token: None, expires_at: gateway::clock::unix_now() + 3600 };
@@ -73,7 +74,7 @@ fn bearer_token(criterion: &mut Criterion) {
         })
     });
     let remembered = bearer::VerifiedTokens::default();
-    let identity = Identity { user: "alice".into(), email: None, groups: vec!["eng".into()] };
+    let identity = Identity { user: "alice".into(), email: None, groups: vec!["eng".into()], name: None };
     remembered.insert(&token, identity, now + 3600, now);
     criterion.bench_function("bearer JWT, reused: verified-token lookup", |bench| {
         bench.iter(|| remembered.get(black_box(&token), now).is_some())

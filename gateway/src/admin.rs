@@ -1,6 +1,6 @@
 //! The admin listener: `/healthz` (the process is alive), `/readyz` (it accepts traffic; 503
-//! while draining) and `/metrics` (Prometheus). It binds a separate address that is never
-//! exposed to users.
+//! while draining), `/metrics` (Prometheus) and `/inventory` (the tool inventory as JSON). It
+//! binds a separate address that is never exposed to users.
 
 use crate::body::{self, ProxyBody};
 use crate::state::Gateway;
@@ -58,7 +58,28 @@ fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody
             );
             response
         }
+        "/inventory" => inventory(gateway, request),
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// `GET /inventory[?site=<id>]`: the tool inventory as JSON (`{"entries": [...]}`), for the
+/// dashboard and for operators.
+fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
+    let site = request.uri().query().and_then(|query| {
+        url::form_urlencoded::parse(query.as_bytes()).find(|(key, _)| key == "site").map(|(_, value)| value)
+    });
+    match gateway.inventory.list(site.as_deref()) {
+        Ok(entries) => {
+            let body = serde_json::json!({ "entries": entries }).to_string();
+            let mut response = text(StatusCode::OK, body);
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+        Err(error) => {
+            tracing::warn!(error = %error, "inventory unreadable");
+            text(StatusCode::SERVICE_UNAVAILABLE, "inventory unavailable\n")
+        }
     }
 }
 

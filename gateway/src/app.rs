@@ -97,8 +97,8 @@ pub fn start(
             None
         }
     };
-    tokio::spawn(sweep_periodically(store, sso.clone(), shutdown.wait()));
-    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit));
+    tokio::spawn(sweep_periodically(store.clone(), sso.clone(), shutdown.wait()));
+    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit, store));
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));

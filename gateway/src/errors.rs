@@ -47,6 +47,10 @@ pub enum ProxyError {
     /// The rewriter failed for another reason; the page is refused.
     #[error("page could not be rewritten")]
     RewriteFailed,
+    /// The page is in an encoding the filter cannot parse (UTF-16); it is refused, never passed
+    /// unfiltered.
+    #[error("page encoding cannot be filtered")]
+    PageEncoding,
     /// No valid session or bearer token, on a request that cannot be redirected to login.
     #[error("not signed in")]
     Unauthenticated,
@@ -83,6 +87,7 @@ impl ProxyError {
             Self::UpstreamEncoding => "upstream_encoding",
             Self::RewriteMemory => "rewrite_memory",
             Self::RewriteFailed => "rewrite_failed",
+            Self::PageEncoding => "page_encoding",
             Self::Unauthenticated => "unauthenticated",
             Self::Forbidden => "forbidden",
             Self::LoginFailed => "login_failed",
@@ -107,7 +112,8 @@ impl ProxyError {
             | Self::UpstreamProtocol
             | Self::UpstreamEncoding
             | Self::RewriteMemory
-            | Self::RewriteFailed => StatusCode::BAD_GATEWAY,
+            | Self::RewriteFailed
+            | Self::PageEncoding => StatusCode::BAD_GATEWAY,
         }
     }
 
@@ -177,6 +183,13 @@ impl ProxyError {
                 "Page too complex",
                 format!(
                     "A page from {site} needs more memory to check than the gateway allows, so it was not shown."
+                ),
+            ),
+            Self::PageEncoding => (
+                "Page encoding not supported",
+                format!(
+                    "A page from {site} uses a text encoding (such as UTF-16) the gateway cannot check, so it \
+                     was not shown. The site's owners can serve it as UTF-8."
                 ),
             ),
             Self::RewriteFailed => (

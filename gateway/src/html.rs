@@ -1,9 +1,11 @@
-//! The HTML branch of the request path: decides whether a response is a page to rewrite, plans
+//! The HTML branch of the request path: decides whether a response is a document the filter
+//! must see (any status with a body, `text/html` or XHTML however the headers spell it), plans
 //! the Content-Security-Policy changes, fixes the headers of a rewritten response, and primes
 //! the rewriting body so a page that fails early gets a clear 502 instead of a broken stream.
 
 use crate::body::ProxyBody;
 use crate::config::Site;
+use crate::content_type::{self, BodyKind};
 use crate::decode::{ContentCoding, Decoder};
 use crate::errors::ProxyError;
 use crate::rewrite_body::RewriteBody;
@@ -12,15 +14,46 @@ use base64::Engine as _;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Response, StatusCode};
 use http_body_util::BodyExt;
-use injector::{CspHeader, PageRewriter, PageSettings};
+use injector::{CspHeader, PagePolicy, PageRewriter, PageSettings};
 
 const CSP: HeaderName = header::CONTENT_SECURITY_POLICY;
 const CSP_REPORT_ONLY: HeaderName = header::CONTENT_SECURITY_POLICY_REPORT_ONLY;
+const PERMISSIONS_POLICY: HeaderName = HeaderName::from_static("permissions-policy");
 
-/// Whether the response is a full HTML page the rewriter must see: a 200 `text/html` answer to
-/// anything but HEAD. 204, 304 and 206 (a slice of a page) are never rewritten.
-pub fn is_page(method: &Method, response: &Response<ProxyBody>) -> bool {
-    method != Method::HEAD && response.status() == StatusCode::OK && media_type_is_html(response.headers())
+/// What the gateway does with a response body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Treatment {
+    /// A document: filter and inject.
+    Rewrite {
+        /// The charset the headers declare, if any.
+        charset: Option<String>,
+    },
+    /// A slice (206) of a document: the filter cannot work on a slice, so the whole page is
+    /// fetched again without `Range`.
+    Refetch,
+    /// No usable `Content-Type`: a browser would sniff, and could render unfiltered HTML; the
+    /// gateway adds `X-Content-Type-Options: nosniff` so it cannot.
+    ForbidSniffing,
+    /// Anything else: streamed untouched.
+    PassThrough,
+}
+
+/// Decides the treatment of an upstream response. Error pages are documents too; responses
+/// without a body (HEAD, 1xx, 204, 205, 304) are never rewritten.
+pub fn treatment(method: &Method, response: &Response<ProxyBody>) -> Treatment {
+    let status = response.status();
+    let bodiless = method == Method::HEAD
+        || status.is_informational()
+        || matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED);
+    if bodiless {
+        return Treatment::PassThrough;
+    }
+    match content_type::body_kind(response.headers()) {
+        BodyKind::Page { .. } if status == StatusCode::PARTIAL_CONTENT => Treatment::Refetch,
+        BodyKind::Page { charset, .. } => Treatment::Rewrite { charset },
+        BodyKind::Unlabelled => Treatment::ForbidSniffing,
+        BodyKind::Other => Treatment::PassThrough,
+    }
 }
 
 /// The browser's view of the page's origin, for CSP source expressions.
@@ -31,16 +64,28 @@ pub struct PageOrigin<'a> {
     pub host: &'a str,
 }
 
+/// What the filter needs about the user on this site.
+pub struct PageUser {
+    /// Visibility and form rules for the filter.
+    pub policy: PagePolicy,
+    /// Whether page tools are on (else `Permissions-Policy: tools=()`).
+    pub tools_on: bool,
+}
+
 /// Turns an upstream page response into the rewritten response streamed to the browser.
 pub async fn rewrite(
     gateway: &Gateway,
     site: &Site,
     origin: PageOrigin<'_>,
+    user: PageUser,
     response: Response<ProxyBody>,
 ) -> Result<Response<ProxyBody>, ProxyError> {
     let (mut parts, upstream_body) = response.into_parts();
     let coding = ContentCoding::from_header(parts.headers.get(header::CONTENT_ENCODING))
         .ok_or(ProxyError::UpstreamEncoding)?;
+    if let BodyKind::Page { essence, charset } = content_type::body_kind(&parts.headers) {
+        content_type::normalize_page_type(&mut parts.headers, &essence, charset.as_deref());
+    }
     let runtime = injector::runtime_asset();
     let script_url = format!("{}://{}{}", origin.scheme, origin.host, runtime.path);
     let plan = injector::plan_csp(&csp_headers(&parts.headers), &fresh_nonce(), &script_url);
@@ -54,10 +99,13 @@ pub async fn rewrite(
         memory_limit: gateway.config.limits.rewrite_memory,
     };
     fix_rewritten_headers(&mut parts.headers);
+    if !user.tools_on {
+        switch_page_tools_off(&mut parts.headers);
+    }
     let mut body = RewriteBody::new(
         upstream_body,
         Decoder::new(coding),
-        PageRewriter::new(settings),
+        PageRewriter::filtered(settings, user.policy),
         &gateway.metrics,
         site.id.clone(),
     );
@@ -65,20 +113,37 @@ pub async fn rewrite(
     Ok(Response::from_parts(parts, body.boxed_unsync()))
 }
 
-fn media_type_is_html(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|media_type| media_type.trim().eq_ignore_ascii_case("text/html"))
+/// Marks an unlabelled response so no browser sniffs it into a page.
+pub fn forbid_sniffing(response: &mut Response<ProxyBody>) {
+    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+}
+
+/// Adds `tools=()` to the page's Permissions-Policy (replacing a `tools` member the site set),
+/// so the browser's own agent APIs are off in this document too.
+fn switch_page_tools_off(headers: &mut HeaderMap) {
+    let mut members: Vec<String> = headers
+        .get_all(&PERMISSIONS_POLICY)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .filter(|member| {
+            let name = member.split('=').next().unwrap_or_default().trim();
+            !member.is_empty() && !name.eq_ignore_ascii_case("tools")
+        })
+        .map(str::to_owned)
+        .collect();
+    members.push("tools=()".to_owned());
+    headers.remove(&PERMISSIONS_POLICY);
+    let value = HeaderValue::from_str(&members.join(", ")).unwrap_or(HeaderValue::from_static("tools=()"));
+    headers.insert(PERMISSIONS_POLICY, value);
 }
 
 fn declared_charset(headers: &HeaderMap) -> Option<String> {
-    let content_type = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
-    content_type.split(';').skip(1).find_map(|parameter| {
-        let (name, value) = parameter.split_once('=')?;
-        name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches('"').to_owned())
-    })
+    match content_type::body_kind(headers) {
+        BodyKind::Page { charset, .. } => charset,
+        _ => None,
+    }
 }
 
 fn csp_headers(headers: &HeaderMap) -> Vec<CspHeader> {
@@ -170,13 +235,41 @@ mod tests {
     }
 
     #[test]
-    fn charset_and_media_type_are_read_from_content_type() {
+    fn treatment_covers_error_pages_ranges_and_unlabelled_bodies() {
+        let response = |status: u16, content_type: Option<&str>| {
+            let mut response = Response::new(crate::body::empty());
+            *response.status_mut() = StatusCode::from_u16(status).expect("status");
+            if let Some(value) = content_type {
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_TYPE, HeaderValue::from_str(value).expect("value"));
+            }
+            response
+        };
+        let rewrite = |charset: Option<&str>| Treatment::Rewrite { charset: charset.map(str::to_owned) };
+        let get = Method::GET;
+        assert_eq!(treatment(&get, &response(200, Some("text/html; charset=utf-8"))), rewrite(Some("utf-8")));
+        assert_eq!(treatment(&get, &response(404, Some("text/html"))), rewrite(None));
+        assert_eq!(treatment(&get, &response(500, Some("application/xhtml+xml"))), rewrite(None));
+        assert_eq!(treatment(&get, &response(206, Some("text/html"))), Treatment::Refetch);
+        assert_eq!(treatment(&get, &response(200, None)), Treatment::ForbidSniffing);
+        assert_eq!(treatment(&get, &response(200, Some("application/json"))), Treatment::PassThrough);
+        assert_eq!(treatment(&Method::HEAD, &response(200, Some("text/html"))), Treatment::PassThrough);
+        assert_eq!(treatment(&get, &response(304, Some("text/html"))), Treatment::PassThrough);
+        assert_eq!(treatment(&get, &response(204, Some("text/html"))), Treatment::PassThrough);
+    }
+
+    #[test]
+    fn page_tools_off_replaces_any_tools_member() {
         let mut headers = HeaderMap::new();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("Text/HTML; Charset=\"windows-1252\""));
-        assert!(media_type_is_html(&headers));
-        assert_eq!(declared_charset(&headers).as_deref(), Some("windows-1252"));
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/htmlx"));
-        assert!(!media_type_is_html(&headers));
+        headers.append(&PERMISSIONS_POLICY, HeaderValue::from_static("camera=(), tools=(self)"));
+        headers.append(&PERMISSIONS_POLICY, HeaderValue::from_static("geolocation=()"));
+        switch_page_tools_off(&mut headers);
+        assert_eq!(headers.get_all(&PERMISSIONS_POLICY).iter().count(), 1);
+        assert_eq!(headers[&PERMISSIONS_POLICY], "camera=(), geolocation=(), tools=()");
+        let mut empty = HeaderMap::new();
+        switch_page_tools_off(&mut empty);
+        assert_eq!(empty[&PERMISSIONS_POLICY], "tools=()");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! at the repository root has the map and the invariants.
 
 pub mod admin;
+pub mod agent;
 pub mod app;
 pub mod audit;
 pub mod audit_cli;
@@ -12,12 +13,15 @@ pub mod body;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod content_type;
 pub mod decode;
 pub mod demo;
 pub mod errors;
 pub mod forwarding;
 pub mod html;
+pub mod inventory;
 pub mod metrics;
+pub mod page_policy;
 pub mod pages;
 pub mod policy_cli;
 pub mod policy_reload;

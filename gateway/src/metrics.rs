@@ -23,8 +23,6 @@ pub struct Metrics {
     pub rewritten_bytes: IntCounterVec,
     /// HTML responses the rewriter refused or aborted, by site and reason.
     pub rewrite_failures: IntCounterVec,
-    /// HTML responses passed through unrewritten (encoding not ASCII-compatible), by site.
-    pub rewrite_passthrough: IntCounterVec,
     /// Client connections currently open.
     pub active_connections: IntGauge,
     /// Policy reload attempts, by outcome (`applied`, `rejected`).
@@ -37,6 +35,13 @@ pub struct Metrics {
     pub audit_write_failures: IntCounter,
     /// Sign-in events by outcome (`login`, `login_failed`, `logout`, `refreshed`, `refresh_failed`).
     pub sign_ins: IntCounterVec,
+    /// `toolgate_catalog_decisions_total{site, kind, decision}`: what pages were told to show.
+    pub catalog_decisions: IntCounterVec,
+    /// `toolgate_inventory_changes_total{site, change}`: new, changed, ignored, store_failed.
+    pub inventory_changes: IntCounterVec,
+    /// `toolgate_page_filter_total{site, action}`: tools, contexts and leaks removed from pages,
+    /// forms turned into tools.
+    pub page_filter: IntCounterVec,
 }
 
 impl Metrics {
@@ -66,13 +71,6 @@ impl Metrics {
             Opts::new("toolgate_rewrite_failures_total", "HTML responses refused or cut by the rewriter."),
             &["site", "reason"],
         );
-        let rewrite_passthrough = IntCounterVec::new(
-            Opts::new(
-                "toolgate_rewrite_passthrough_total",
-                "HTML responses passed through unrewritten because their encoding is not ASCII-compatible.",
-            ),
-            &["site"],
-        );
         let active_connections =
             IntGauge::new("toolgate_active_connections", "Client connections currently open.");
         let policy_reloads = IntCounterVec::new(
@@ -83,6 +81,18 @@ impl Metrics {
         let sign_ins = IntCounterVec::new(
             Opts::new("toolgate_sign_in_events_total", "Sign-in events by outcome."),
             &["outcome"],
+        );
+        let catalog_decisions = IntCounterVec::new(
+            Opts::new("toolgate_catalog_decisions_total", "Policy answers to page catalog reports."),
+            &["site", "kind", "decision"],
+        );
+        let inventory_changes = IntCounterVec::new(
+            Opts::new("toolgate_inventory_changes_total", "Tool inventory updates by kind of change."),
+            &["site", "change"],
+        );
+        let page_filter = IntCounterVec::new(
+            Opts::new("toolgate_page_filter_total", "Page elements removed or rewritten by the filter."),
+            &["site", "action"],
         );
         let audit_records = IntCounter::new("toolgate_audit_records_total", "Audit records made durable.");
         let audit_write_failures = IntCounter::new(
@@ -95,11 +105,13 @@ impl Metrics {
             let upstream_errors = upstream_errors?;
             let rewritten_bytes = rewritten_bytes?;
             let rewrite_failures = rewrite_failures?;
-            let rewrite_passthrough = rewrite_passthrough?;
             let active_connections = active_connections?;
             let policy_reloads = policy_reloads?;
             let policy_rules = policy_rules?;
             let sign_ins = sign_ins?;
+            let catalog_decisions = catalog_decisions?;
+            let inventory_changes = inventory_changes?;
+            let page_filter = page_filter?;
             let audit_records = audit_records?;
             let audit_write_failures = audit_write_failures?;
             registry.register(Box::new(requests.clone()))?;
@@ -107,11 +119,13 @@ impl Metrics {
             registry.register(Box::new(upstream_errors.clone()))?;
             registry.register(Box::new(rewritten_bytes.clone()))?;
             registry.register(Box::new(rewrite_failures.clone()))?;
-            registry.register(Box::new(rewrite_passthrough.clone()))?;
             registry.register(Box::new(active_connections.clone()))?;
             registry.register(Box::new(policy_reloads.clone()))?;
             registry.register(Box::new(policy_rules.clone()))?;
             registry.register(Box::new(sign_ins.clone()))?;
+            registry.register(Box::new(catalog_decisions.clone()))?;
+            registry.register(Box::new(inventory_changes.clone()))?;
+            registry.register(Box::new(page_filter.clone()))?;
             registry.register(Box::new(audit_records.clone()))?;
             registry.register(Box::new(audit_write_failures.clone()))?;
             Ok(Self {
@@ -121,11 +135,13 @@ impl Metrics {
                 upstream_errors,
                 rewritten_bytes,
                 rewrite_failures,
-                rewrite_passthrough,
                 active_connections,
                 policy_reloads,
                 policy_rules,
                 sign_ins,
+                catalog_decisions,
+                inventory_changes,
+                page_filter,
                 audit_records,
                 audit_write_failures,
             })
@@ -153,6 +169,8 @@ impl Metrics {
 pub enum Route {
     /// A reserved `/.toolgate/` path.
     Reserved,
+    /// The agent API (`/.toolgate/agent/…`).
+    Agent,
     /// An HTML page, rewritten.
     Page,
     /// Anything else, streamed untouched.
@@ -166,13 +184,21 @@ pub enum Route {
 }
 
 impl Route {
-    const ALL: [Route; 6] =
-        [Self::Reserved, Self::Page, Self::PassThrough, Self::Upgrade, Self::SignIn, Self::Error];
+    const ALL: [Route; 7] = [
+        Self::Reserved,
+        Self::Agent,
+        Self::Page,
+        Self::PassThrough,
+        Self::Upgrade,
+        Self::SignIn,
+        Self::Error,
+    ];
 
     /// The label value.
     pub fn label(self) -> &'static str {
         match self {
             Self::Reserved => "reserved",
+            Self::Agent => "agent",
             Self::Page => "page",
             Self::PassThrough => "pass_through",
             Self::Upgrade => "upgrade",

@@ -35,9 +35,10 @@ pub enum PolicyLoadError {
 /// Reads and compiles the policy a configuration names (the built-in deny-all policy when it
 /// names none). `check-config`, `policy explain` and the server all load through here.
 pub fn load(config: &Config) -> Result<Policy, PolicyLoadError> {
-    match &config.policy_file {
-        Some(path) => load_file(path, &config.site_ids()),
-        None => Ok(Policy::parse("", "<built-in policy>", &config.site_ids())?),
+    match (&config.policy_file, config.embedded_policy) {
+        (_, Some(text)) => Ok(Policy::parse(text, "<embedded policy>", &config.site_ids())?),
+        (Some(path), None) => load_file(path, &config.site_ids()),
+        (None, None) => Ok(Policy::parse("", "<built-in policy>", &config.site_ids())?),
     }
 }
 

@@ -7,15 +7,15 @@ use crate::body::{IdleTimeout, ProxyBody};
 use crate::config::Site;
 use crate::errors::{ProxyError, error_response};
 use crate::forwarding::{self, ClientInfo};
-use crate::html::{self, PageOrigin};
+use crate::html::{self, PageOrigin, PageUser, Treatment};
 use crate::metrics::Route;
 use crate::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::{SessionFailure, cookies};
 use crate::state::Gateway;
-use crate::{reserved, sso, websocket};
+use crate::{agent, page_policy, reserved, sso, websocket};
 use http::header::{self, HeaderValue};
-use http::{Request, Response, Uri, Version};
+use http::{Method, Request, Response, Uri, Version};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use std::sync::Arc;
@@ -102,7 +102,19 @@ async fn forward(
                 Err(request) => request,
             };
         }
-        return Ok((reserved::respond(&request)?, Route::Reserved));
+        if !agent::is_agent_path(request.uri().path()) {
+            return Ok((reserved::respond(&request)?, Route::Reserved));
+        }
+        // The agent API acts for the signed-in user: authenticate, but never redirect.
+        let origin = format!("{origin_scheme}://{browser_host}");
+        let caller = match authenticate(gateway, site, &request, &origin, secure).await? {
+            Access::Granted(signed_in) => {
+                let (identity, session) = signed_in.map_or((None, None), |(i, s)| (Some(i), Some(s)));
+                agent::Caller { identity, session }
+            }
+            Access::SignIn(_) => return Err(ProxyError::Unauthenticated),
+        };
+        return Ok((agent::handle(gateway, site, &caller, request, request_id).await, Route::Agent));
     }
 
     let origin = format!("{origin_scheme}://{browser_host}");
@@ -133,9 +145,9 @@ async fn forward(
     };
     let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
     let upstream_request = upstream_request(gateway, site, &hop, request, upgrade_value)?;
-    let mut response = gateway.client.send(upstream_request).await.inspect_err(|error| {
-        gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
-    })?;
+    let retry = (method == Method::GET && upstream_request.headers().contains_key(header::RANGE))
+        .then(|| without_range(&upstream_request));
+    let mut response = send_upstream(gateway, site, upstream_request).await?;
 
     if let Some((value, client_upgrade)) = upgrade
         && response.status() == http::StatusCode::SWITCHING_PROTOCOLS
@@ -146,16 +158,61 @@ async fn forward(
     }
     forwarding::strip_hop_by_hop(response.headers_mut());
     cookies::strip_gateway_set_cookies(response.headers_mut());
-    if html::is_page(&method, &response) {
-        let origin = PageOrigin { scheme: origin_scheme, host: &browser_host };
-        let page = html::rewrite(gateway, site, origin, response).await.inspect_err(|error| {
-            if error.is_upstream() {
-                gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
-            }
-        })?;
-        return Ok((page, Route::Page));
+    let mut treatment = html::treatment(&method, &response);
+    if treatment == Treatment::Refetch {
+        // A slice of a page cannot be filtered: fetch the whole page instead, once.
+        let retry = retry.ok_or(ProxyError::UpstreamProtocol)?;
+        response = send_upstream(gateway, site, retry).await?;
+        forwarding::strip_hop_by_hop(response.headers_mut());
+        cookies::strip_gateway_set_cookies(response.headers_mut());
+        treatment = html::treatment(&method, &response);
     }
-    Ok((response, Route::PassThrough))
+    match treatment {
+        Treatment::Rewrite { .. } => {
+            let origin = PageOrigin { scheme: origin_scheme, host: &browser_host };
+            let (policy, tools_on) = page_policy::for_page(gateway, site, &agent::subject_of(identity));
+            let user = PageUser { policy, tools_on };
+            let page = html::rewrite(gateway, site, origin, user, response).await.inspect_err(|error| {
+                if error.is_upstream() {
+                    gateway
+                        .metrics
+                        .upstream_errors
+                        .with_label_values(&[site.id.as_str(), error.reason()])
+                        .inc();
+                }
+            })?;
+            Ok((page, Route::Page))
+        }
+        // The upstream answered a range request for a page with a range again.
+        Treatment::Refetch => Err(ProxyError::UpstreamProtocol),
+        Treatment::ForbidSniffing => {
+            html::forbid_sniffing(&mut response);
+            Ok((response, Route::PassThrough))
+        }
+        Treatment::PassThrough => Ok((response, Route::PassThrough)),
+    }
+}
+
+async fn send_upstream(
+    gateway: &Gateway,
+    site: &Site,
+    request: Request<ProxyBody>,
+) -> Result<Response<ProxyBody>, ProxyError> {
+    gateway.client.send(request).await.inspect_err(|error| {
+        gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
+    })
+}
+
+/// The same bodiless GET without `Range` and `If-Range`.
+fn without_range(request: &Request<ProxyBody>) -> Request<ProxyBody> {
+    let mut retry = Request::new(crate::body::empty());
+    *retry.method_mut() = request.method().clone();
+    *retry.uri_mut() = request.uri().clone();
+    *retry.version_mut() = request.version();
+    *retry.headers_mut() = request.headers().clone();
+    retry.headers_mut().remove(header::RANGE);
+    retry.headers_mut().remove(header::IF_RANGE);
+    retry
 }
 
 /// What the gateway knows about the hop from the browser.

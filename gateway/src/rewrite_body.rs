@@ -12,7 +12,7 @@ use crate::errors::ProxyError;
 use crate::metrics::Metrics;
 use bytes::Bytes;
 use http_body::{Body, Frame};
-use injector::{Outcome, PageRewriter, RewriteError};
+use injector::{PageRewriter, PageSummary, RewriteError};
 use prometheus::IntCounter;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -33,8 +33,21 @@ pub struct RewriteBody {
 struct Counters {
     rewritten_bytes: IntCounter,
     memory_failures: IntCounter,
+    encoding_failures: IntCounter,
     other_failures: IntCounter,
-    passthrough: IntCounter,
+    tools_removed: IntCounter,
+    contexts_removed: IntCounter,
+    forms_tooled: IntCounter,
+    leaks_removed: IntCounter,
+}
+
+impl Counters {
+    fn count(&self, summary: &PageSummary) {
+        self.tools_removed.inc_by(u64::from(summary.tools_removed));
+        self.contexts_removed.inc_by(u64::from(summary.contexts_removed));
+        self.forms_tooled.inc_by(u64::from(summary.forms_tooled));
+        self.leaks_removed.inc_by(u64::from(summary.leaks_removed));
+    }
 }
 
 /// Why a rewritten stream stopped early.
@@ -53,6 +66,7 @@ impl Failure {
             }
             Self::Upstream(_) | Self::Decode => ProxyError::UpstreamProtocol,
             Self::Rewrite(RewriteError::MemoryLimitExceeded) => ProxyError::RewriteMemory,
+            Self::Rewrite(RewriteError::UnsupportedEncoding) => ProxyError::PageEncoding,
             Self::Rewrite(_) => ProxyError::RewriteFailed,
         }
     }
@@ -68,11 +82,16 @@ impl RewriteBody {
         site: SiteId,
     ) -> Self {
         let label = site.as_str();
+        let filter = |action: &str| metrics.page_filter.with_label_values(&[label, action]);
         let counters = Counters {
             rewritten_bytes: metrics.rewritten_bytes.with_label_values(&[label]),
             memory_failures: metrics.rewrite_failures.with_label_values(&[label, "rewrite_memory"]),
+            encoding_failures: metrics.rewrite_failures.with_label_values(&[label, "page_encoding"]),
             other_failures: metrics.rewrite_failures.with_label_values(&[label, "rewrite_stream"]),
-            passthrough: metrics.rewrite_passthrough.with_label_values(&[label]),
+            tools_removed: filter("tool_removed"),
+            contexts_removed: filter("context_removed"),
+            forms_tooled: filter("form_tooled"),
+            leaks_removed: filter("leak_removed"),
         };
         Self {
             upstream,
@@ -151,10 +170,8 @@ impl RewriteBody {
             rewriter.write(decoded, &mut output)
         };
         decoder.finish(&mut sink).map_err(Failure::from)?;
-        if rewriter.end(&mut output).map_err(Failure::Rewrite)? == Outcome::PassedThrough {
-            self.counters.passthrough.inc();
-            tracing::info!(site = %self.site, "page passed through unrewritten: encoding is not ASCII-compatible");
-        }
+        let summary = rewriter.end(&mut output).map_err(Failure::Rewrite)?;
+        self.counters.count(&summary);
         Ok(output)
     }
 
@@ -165,6 +182,7 @@ impl RewriteBody {
         let reason = failure.as_proxy_error().reason();
         match failure {
             Failure::Rewrite(RewriteError::MemoryLimitExceeded) => self.counters.memory_failures.inc(),
+            Failure::Rewrite(RewriteError::UnsupportedEncoding) => self.counters.encoding_failures.inc(),
             Failure::Rewrite(_) => self.counters.other_failures.inc(),
             Failure::Upstream(_) | Failure::Decode => {}
         }

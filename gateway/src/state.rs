@@ -3,9 +3,12 @@
 
 use crate::audit::AuditLog;
 use crate::config::{Config, Site};
+use crate::inventory::Inventory;
 use crate::metrics::{Metrics, SiteRequestMetrics};
 use crate::policy_reload::PolicyHandle;
 use crate::sso::Sso;
+use crate::sso::keys::KeyRing;
+use crate::store::Store;
 use crate::upstream::UpstreamClient;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -28,6 +31,10 @@ pub struct Gateway {
     pub gateway_host: String,
     /// The audit log.
     pub audit: Arc<AuditLog>,
+    /// The tools and contexts pages reported.
+    pub inventory: Inventory,
+    /// Signs request tokens (CSRF) when there is no SSO to lend its session keys.
+    local_keys: KeyRing,
     sites_by_host: HashMap<String, SiteEntry>,
     unknown_site_metrics: SiteRequestMetrics,
     draining: AtomicBool,
@@ -49,6 +56,7 @@ impl Gateway {
         policy: Arc<PolicyHandle>,
         sso: Option<Arc<Sso>>,
         audit: Arc<AuditLog>,
+        store: Arc<dyn Store>,
     ) -> Self {
         let sites_by_host = config
             .sites
@@ -67,6 +75,8 @@ impl Gateway {
             gateway_host: config.gateway_host(),
             sso,
             audit,
+            inventory: Inventory::new(store),
+            local_keys: KeyRing::ephemeral(),
             config: Arc::new(config),
             metrics,
             policy,
@@ -74,6 +84,11 @@ impl Gateway {
             unknown_site_metrics,
             draining: AtomicBool::new(false),
         }
+    }
+
+    /// The keys that sign request tokens: the SSO session keys, else this process's own.
+    pub fn request_keys(&self) -> &KeyRing {
+        self.sso.as_ref().map_or(&self.local_keys, |sso| &sso.keys)
     }
 
     /// The site for a host name (lower-case, without port).

@@ -18,6 +18,10 @@ pub enum RewriteError {
     /// handler failure); the text is lol_html's description (at most a tag name from the page).
     #[error("the page could not be rewritten: {0}")]
     Malformed(String),
+    /// A filtering rewriter met a page in an encoding lol_html cannot parse (UTF-16 and other
+    /// non-ASCII-compatible encodings); it refuses rather than pass unfiltered content through.
+    #[error("the page is in an encoding the filtering rewriter cannot parse")]
+    UnsupportedEncoding,
     /// `write` or `end` was called after an earlier error; nothing more is processed.
     #[error("the page rewriter already failed and accepts no more input")]
     AlreadyFailed,

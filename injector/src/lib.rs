@@ -5,7 +5,9 @@
 //! - [`plan_csp`] / [`allow_in_policy`]: rewriting Content-Security-Policy so the injected script
 //!   is allowed while the site's other restrictions stay in force.
 //! - [`PageRewriter`]: the streaming rewriter (lol_html) that places the script in each HTML page
-//!   and fixes `<meta>` CSP, chunk by chunk, failing closed on any error.
+//!   and fixes `<meta>` CSP, chunk by chunk, failing closed on any error. A filtering rewriter
+//!   ([`PageRewriter::filtered`]) also removes the tools and contexts a user may not see
+//!   ([`Visibility`]) and turns legacy forms into tools ([`FormRules`]).
 //!
 //! The crate knows bytes and lol_html only: no HTTP types, no async runtime, no randomness (the
 //! gateway passes nonces in). That keeps every piece testable on its own.
@@ -31,7 +33,7 @@
 //! let mut out = Vec::new();
 //! rewriter.write(b"<html><head><title>Tasks</title>", &mut out)?;
 //! rewriter.write(b"</head><body></body></html>", &mut out)?;
-//! assert_eq!(rewriter.end(&mut out)?, Outcome::Injected);
+//! assert_eq!(rewriter.end(&mut out)?.outcome, Outcome::Injected);
 //! assert!(out.starts_with(b"<html><head><script src=\"/.toolgate/runtime."));
 //! # Ok(())
 //! # }
@@ -44,5 +46,8 @@ mod runtime;
 
 pub use csp::{CspHeader, CspPlan, allow_in_policy, plan_csp};
 pub use error::RewriteError;
-pub use page::{Outcome, PageRewriter, PageSettings};
+pub use page::{
+    FormRuleError, FormRuleSpec, FormRules, Outcome, PagePolicy, PageRewriter, PageSettings, PageSummary,
+    ToolKind, Visibility,
+};
 pub use runtime::{RuntimeAsset, runtime_asset};

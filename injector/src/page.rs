@@ -2,25 +2,38 @@
 //!
 //! It decides the encoding from the first bytes (byte order mark) and the Content-Type charset,
 //! then streams the body through lol_html, which places the runtime `<script>` and fixes `<meta>`
-//! CSP. Pages lol_html cannot parse (UTF-16 and other non-ASCII-compatible encodings) pass
-//! through untouched. Output leaves as soon as lol_html emits it; the page is never buffered.
+//! CSP. A filtering rewriter ([`PageRewriter::filtered`]) also removes what the user may not see
+//! and turns legacy forms into tools. Pages lol_html cannot parse (UTF-16 and other
+//! non-ASCII-compatible encodings) pass through untouched, or are refused when filtering. Output
+//! leaves as soon as lol_html emits it; only an auto-mode form is held back, bounded.
 //!
 //! Failure is closed: after any error the rewriter emits nothing more, not even the rewritten
 //! output of the failing call, and refuses further input. The caller must end the response.
 
 mod attribute_text;
 mod charset;
+mod filter;
+mod form_names;
+mod form_rules;
+mod forms;
 mod injection;
+mod leaks;
 mod meta_csp;
 mod output;
+mod policy;
+mod selectors;
+mod shared;
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 use lol_html::{AsciiCompatibleEncoding, MemorySettings, send};
 
 use crate::error::RewriteError;
 use charset::{Decoding, MAX_BOM_LENGTH};
-use output::{OutputBuffer, OutputReader};
+pub use form_rules::{FormRuleError, FormRuleSpec, FormRules};
+pub use policy::{PagePolicy, PageSummary, ToolKind, Visibility};
+use shared::{FilterState, PageSink, PageState, SharedState, lock};
 
 /// lol_html's default preallocation for its parsing buffer; capped by the memory limit, since
 /// the preallocation counts against it.
@@ -49,7 +62,7 @@ pub enum Outcome {
     /// The runtime script was placed in the page.
     Injected,
     /// The page is in an encoding lol_html cannot parse; every byte passed through untouched and
-    /// nothing was injected.
+    /// nothing was injected (never for a filtering rewriter).
     PassedThrough,
 }
 
@@ -61,9 +74,23 @@ pub struct PageRewriter {
 }
 
 impl PageRewriter {
-    /// Prepares a rewriter; no output is produced until the encoding is known.
+    /// Prepares a rewriter that injects the runtime and fixes CSP, without filtering; no output
+    /// is produced until the encoding is known.
     pub fn new(settings: PageSettings) -> Self {
-        Self { state: State::Sniffing { settings, prefix: Vec::with_capacity(MAX_BOM_LENGTH) } }
+        Self::start(settings, None)
+    }
+
+    /// Prepares a rewriter that also filters the page for one user: `<tool>`, `<context>` and
+    /// tool forms `page.visibility` refuses are removed, tool markup hidden in comments,
+    /// raw text and `srcdoc` is removed, and legacy forms become tools per `page.forms`. A page
+    /// in an encoding lol_html cannot parse is refused ([`RewriteError::UnsupportedEncoding`]).
+    pub fn filtered(settings: PageSettings, page: PagePolicy) -> Self {
+        Self::start(settings, Some(page))
+    }
+
+    fn start(settings: PageSettings, policy: Option<PagePolicy>) -> Self {
+        let prefix = Vec::with_capacity(MAX_BOM_LENGTH);
+        Self { state: State::Sniffing { settings, policy, prefix } }
     }
 
     /// Feeds one chunk; rewritten bytes are appended to `out` as soon as lol_html emits them.
@@ -74,17 +101,22 @@ impl PageRewriter {
         let result = match &mut self.state {
             State::Failed => return Err(RewriteError::AlreadyFailed),
             State::Running(stage) => stage.write(chunk, out),
-            State::Sniffing { settings, prefix } => {
+            State::Sniffing { settings, policy, prefix } => {
                 // Only the first few bytes are held back, to look for a byte order mark.
                 let taken = MAX_BOM_LENGTH.saturating_sub(prefix.len()).min(chunk.len());
                 prefix.extend_from_slice(&chunk[..taken]);
                 if charset::may_become_bom(prefix) {
                     return Ok(());
                 }
-                let mut stage = Stage::start(settings, prefix);
-                let result = stage.write(prefix, out).and_then(|()| stage.write(&chunk[taken..], out));
-                self.state = State::Running(stage);
-                result
+                match Stage::start(settings, policy.as_ref(), prefix) {
+                    Ok(mut stage) => {
+                        let result =
+                            stage.write(prefix, out).and_then(|()| stage.write(&chunk[taken..], out));
+                        self.state = State::Running(stage);
+                        result
+                    }
+                    Err(error) => Err(error),
+                }
             }
         };
         if result.is_err() {
@@ -94,13 +126,13 @@ impl PageRewriter {
     }
 
     /// Ends the document; the remaining output is appended to `out`.
-    pub fn end(self, out: &mut Vec<u8>) -> Result<Outcome, RewriteError> {
+    pub fn end(self, out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         let stage = match self.state {
             State::Failed => return Err(RewriteError::AlreadyFailed),
             State::Running(stage) => stage,
-            State::Sniffing { settings, prefix } => {
+            State::Sniffing { settings, policy, prefix } => {
                 // A body shorter than a byte order mark: decide with what there is.
-                let mut stage = Stage::start(&settings, &prefix);
+                let mut stage = Stage::start(&settings, policy.as_ref(), &prefix)?;
                 stage.write(&prefix, out)?;
                 stage
             }
@@ -124,7 +156,7 @@ impl fmt::Debug for PageRewriter {
 /// Where a page rewriter is in its life.
 enum State {
     /// Waiting for enough bytes to rule a byte order mark in or out.
-    Sniffing { settings: PageSettings, prefix: Vec<u8> },
+    Sniffing { settings: PageSettings, policy: Option<PagePolicy>, prefix: Vec<u8> },
     /// The encoding is decided.
     Running(Stage),
     /// An error happened; no more input is accepted.
@@ -134,18 +166,28 @@ enum State {
 /// How the body is processed once the encoding is decided.
 enum Stage {
     PassThrough,
-    Rewrite { rewriter: Box<send::HtmlRewriter<'static, OutputBuffer>>, output: OutputReader },
+    Rewrite { rewriter: Box<send::HtmlRewriter<'static, PageSink>>, state: SharedState },
 }
 
 impl Stage {
-    fn start(settings: &PageSettings, prefix: &[u8]) -> Self {
+    fn start(
+        settings: &PageSettings,
+        policy: Option<&PagePolicy>,
+        prefix: &[u8],
+    ) -> Result<Self, RewriteError> {
         match charset::decide(prefix, settings.declared_charset.as_deref()) {
-            Decoding::PassThrough => Stage::PassThrough,
+            // Passing through would pass unfiltered content: a filtering rewriter refuses.
+            Decoding::PassThrough if policy.is_some() => Err(RewriteError::UnsupportedEncoding),
+            Decoding::PassThrough => Ok(Stage::PassThrough),
             Decoding::Rewrite { encoding, follow_meta_charset } => {
-                let (sink, output) = OutputBuffer::new();
-                let rewriter =
-                    send::HtmlRewriter::new(lol_settings(settings, encoding, follow_meta_charset), sink);
-                Stage::Rewrite { rewriter: Box::new(rewriter), output }
+                let filter = policy.map(FilterState::new);
+                let state: SharedState = Arc::new(Mutex::new(PageState { filter, ..PageState::default() }));
+                let mut lol_settings = lol_settings(settings, encoding, follow_meta_charset);
+                if policy.is_some() {
+                    lol_settings = filter::append_handlers(lol_settings, &state);
+                }
+                let rewriter = send::HtmlRewriter::new(lol_settings, PageSink::new(&state));
+                Ok(Stage::Rewrite { rewriter: Box::new(rewriter), state })
             }
         }
     }
@@ -156,30 +198,34 @@ impl Stage {
                 out.extend_from_slice(input);
                 Ok(())
             }
-            Stage::Rewrite { rewriter, output } => match rewriter.write(input) {
+            Stage::Rewrite { rewriter, state } => match rewriter.write(input) {
                 Ok(()) => {
-                    output.drain_into(out);
+                    lock(state).output.drain_into(out);
                     Ok(())
                 }
                 Err(error) => {
-                    output.discard();
+                    lock(state).output.discard();
                     Err(error.into())
                 }
             },
         }
     }
 
-    fn end(self, out: &mut Vec<u8>) -> Result<Outcome, RewriteError> {
+    fn end(self, out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         match self {
-            Stage::PassThrough => Ok(Outcome::PassedThrough),
-            Stage::Rewrite { rewriter, output } => match rewriter.end() {
+            Stage::PassThrough => Ok(PageSummary::new(Outcome::PassedThrough)),
+            Stage::Rewrite { rewriter, state } => match rewriter.end() {
                 Ok(()) => {
+                    let mut page = lock(&state);
+                    // A form still open at the end of the document is complete now.
+                    forms::finish(&mut page);
                     // The document-end handler places the script if no head or body did.
-                    output.drain_into(out);
-                    Ok(Outcome::Injected)
+                    page.output.drain_into(out);
+                    let summary = PageSummary::new(Outcome::Injected);
+                    Ok(page.filter.as_ref().map_or(summary, |filter| filter.counts.summary(summary)))
                 }
                 Err(error) => {
-                    output.discard();
+                    lock(&state).output.discard();
                     Err(error.into())
                 }
             },
@@ -211,3 +257,6 @@ fn lol_settings(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod filtered_tests;

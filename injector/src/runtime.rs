@@ -1,8 +1,10 @@
 //! The discovery runtime script that ships inside the binary.
 //!
-//! The gateway serves it under a content-hashed path (so it can be cached forever) and the page
-//! loads it with a Subresource Integrity hash (so a tampered copy never runs). Both are derived
-//! from the embedded bytes once, on first use.
+//! The script is written as parts (`injector/runtime/parts/*.js`, documented in
+//! `injector/runtime/README.md`) that share one function scope: they are concatenated here, in a
+//! fixed order, inside one strict-mode wrapper. The gateway serves the result under a
+//! content-hashed path (so it can be cached forever) and the page loads it with a Subresource
+//! Integrity hash (so a tampered copy never runs). Both are derived once, on first use.
 
 use std::sync::OnceLock;
 
@@ -10,8 +12,18 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use sha2::{Digest, Sha256, Sha384};
 
-/// The embedded runtime script. It is a placeholder until the discovery issue replaces it.
-const RUNTIME_SOURCE: &[u8] = include_bytes!("../runtime/runtime.js");
+/// The embedded runtime script: the parts in their contract order (core first, start last)
+/// inside one function, so each part's top-level names are visible to the parts after it.
+const RUNTIME_SOURCE: &str = concat!(
+    "(function toolgateRuntime() {\n'use strict';\n",
+    include_str!("../runtime/parts/00-core.js"),
+    include_str!("../runtime/parts/10-schema.js"),
+    include_str!("../runtime/parts/20-voix.js"),
+    include_str!("../runtime/parts/30-webmcp.js"),
+    include_str!("../runtime/parts/50-ci4a.js"),
+    include_str!("../runtime/parts/90-start.js"),
+    "\n})();\n",
+);
 
 /// Every runtime URL lives under the gateway's reserved prefix.
 const RUNTIME_PATH_PREFIX: &str = "/.toolgate/runtime.";
@@ -35,7 +47,7 @@ pub struct RuntimeAsset {
 /// Returns the embedded runtime, hashing it on the first call only.
 pub fn runtime_asset() -> &'static RuntimeAsset {
     static ASSET: OnceLock<RuntimeAsset> = OnceLock::new();
-    ASSET.get_or_init(|| RuntimeAsset::from_source(RUNTIME_SOURCE))
+    ASSET.get_or_init(|| RuntimeAsset::from_source(RUNTIME_SOURCE.as_bytes()))
 }
 
 impl RuntimeAsset {
@@ -90,12 +102,48 @@ mod tests {
     }
 
     #[test]
-    fn placeholder_runtime_marks_the_document_and_guards_reentry() {
-        let source = String::from_utf8_lossy(runtime_asset().body);
-        assert!(source.contains("'use strict'"));
-        assert!(source.contains("__toolgate__"));
-        assert!(source.contains("data-toolgate-runtime"));
-        assert!(source.contains("PLACEHOLDER"));
+    fn parts_are_wrapped_in_one_strict_function_in_contract_order() {
+        let source = RUNTIME_SOURCE;
+        assert!(source.starts_with("(function toolgateRuntime() {\n'use strict';\n// 00-core.js"));
+        assert!(source.ends_with("\n})();\n"));
+        let headers = [
+            "// 00-core.js",
+            "// 10-schema.js",
+            "// 20-voix.js",
+            "// 30-webmcp.js",
+            "// 50-ci4a.js",
+            "// 90-start.js",
+        ];
+        let positions: Vec<usize> = headers
+            .iter()
+            .map(|header| source.find(header).unwrap_or_else(|| panic!("{header} is missing")))
+            .collect();
+        assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "parts out of order: {positions:?}");
+        assert_eq!(source.matches("'use strict'").count(), 1, "one wrapper, no part adds its own");
+    }
+
+    #[test]
+    fn runtime_guards_reentry_before_anything_else_and_marks_the_document() {
+        let source = RUNTIME_SOURCE;
+        let guard = source.find("hasOwnProperty.call(window, '__toolgate__')").expect("re-entry guard");
+        let first_side_effect =
+            source.find("Object.defineProperty(window, '__toolgate__'").expect("API install");
+        assert!(guard < first_side_effect);
+        assert!(source.contains("setAttribute('data-toolgate-runtime', 'ready')"));
+    }
+
+    #[test]
+    fn runtime_only_talks_to_the_reserved_prefix() {
+        // The runtime's only network use is the agent API on the page's own origin.
+        let source = RUNTIME_SOURCE;
+        for needle in ["fetch(", "XMLHttpRequest", "sendBeacon", "WebSocket(", "EventSource("] {
+            let uses = source.matches(needle).count();
+            let allowed = usize::from(needle == "fetch(");
+            assert_eq!(uses, allowed, "unexpected network use {needle}");
+        }
+        assert!(source.contains("'/.toolgate/agent/session'"));
+        assert!(source.contains("'/.toolgate/agent/catalog'"));
+        assert!(!source.contains("http://") && !source.contains("https://"), "no absolute URLs");
     }
 
     #[test]

@@ -3,14 +3,62 @@
 //!
 //! Each case runs three ways (whole input, byte by byte, 7-byte chunks). An optional
 //! `settings.json` overrides the charset label, nonce, memory limit and expected outcome.
+//! A case with a `policy.json` (users with their visible tools and contexts, form rules, auto
+//! mode) is filtered once per user and compared with `expected_<user>.html` instead.
 //! `UPDATE_GOLDEN=1 cargo test -p injector --test golden` rewrites the expected files from the
 //! whole-input run; review every changed file by eye before committing it.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use injector::{Outcome, PageRewriter, PageSettings};
+use injector::{
+    FormRuleSpec, FormRules, Outcome, PagePolicy, PageRewriter, PageSettings, ToolKind, Visibility,
+};
 use serde::Deserialize;
+
+/// `policy.json` of a filtering case.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CasePolicy {
+    users: BTreeMap<String, UserVisibility>,
+    #[serde(default)]
+    rules: Vec<CaseRule>,
+    #[serde(default)]
+    auto: bool,
+}
+
+/// The names one user may see; everything else is refused.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserVisibility {
+    #[serde(default)]
+    tools: BTreeSet<String>,
+    #[serde(default)]
+    contexts: BTreeSet<String>,
+}
+
+impl Visibility for UserVisibility {
+    fn tool(&self, name: &str, _kind: ToolKind) -> bool {
+        self.tools.contains(name)
+    }
+    fn context(&self, name: &str) -> bool {
+        self.contexts.contains(name)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseRule {
+    selector: String,
+    name: String,
+    description: String,
+    #[serde(default)]
+    params: Vec<(String, String)>,
+    #[serde(default)]
+    autosubmit: bool,
+}
 
 /// Per-case overrides; unknown keys are an error so a typo cannot silently test the defaults.
 #[derive(Debug, Default, Deserialize)]
@@ -86,18 +134,21 @@ fn run_case(case: &Path, update: bool) -> Result<(), String> {
         .map_or_else(|| case.display().to_string(), |name| name.to_string_lossy().into_owned());
     let input = read(&case.join("input.html"))?;
     let case_settings = read_settings(case)?;
+    if case.join("policy.json").exists() {
+        return run_filter_case(case, &name, &input, &case_settings, update);
+    }
     let expected_path = case.join("expected.html");
 
     if update {
-        let (output, _) =
-            rewrite(&input, &case_settings, Chunking::Whole).map_err(|error| format!("{name}: {error}"))?;
+        let (output, _) = rewrite(&input, &case_settings, None, Chunking::Whole)
+            .map_err(|error| format!("{name}: {error}"))?;
         fs::write(&expected_path, &output)
             .map_err(|error| format!("{name}: cannot write expected.html: {error}"))?;
     }
     let expected = read(&expected_path)?;
 
     for chunking in Chunking::ALL {
-        let (output, outcome) = rewrite(&input, &case_settings, chunking)
+        let (output, outcome) = rewrite(&input, &case_settings, None, chunking)
             .map_err(|error| format!("{name} ({chunking:?}): {error}"))?;
         if output != expected {
             return Err(format!(
@@ -119,9 +170,59 @@ fn run_case(case: &Path, update: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Filters the input once per user in `policy.json`, in every chunking.
+fn run_filter_case(
+    case: &Path,
+    name: &str,
+    input: &[u8],
+    case_settings: &CaseSettings,
+    update: bool,
+) -> Result<(), String> {
+    let path = case.join("policy.json");
+    let policy: CasePolicy = serde_json::from_slice(&read(&path)?)
+        .map_err(|error| format!("invalid {}: {error}", path.display()))?;
+    let specs = policy
+        .rules
+        .into_iter()
+        .map(|rule| FormRuleSpec {
+            selector: rule.selector,
+            name: rule.name,
+            description: rule.description,
+            params: rule.params,
+            autosubmit: rule.autosubmit,
+        })
+        .collect();
+    let forms = Arc::new(FormRules::new(specs, policy.auto).map_err(|error| format!("{name}: {error}"))?);
+    if policy.users.len() < 2 {
+        return Err(format!("{name}: a filtering case needs at least two users"));
+    }
+    for (user, visibility) in policy.users {
+        let page = PagePolicy { visibility: Arc::new(visibility), forms: Arc::clone(&forms) };
+        let expected_path = case.join(format!("expected_{user}.html"));
+        if update {
+            let (output, _) = rewrite(input, case_settings, Some(&page), Chunking::Whole)
+                .map_err(|error| format!("{name} ({user}): {error}"))?;
+            fs::write(&expected_path, &output).map_err(|error| format!("{name}: cannot write: {error}"))?;
+        }
+        let expected = read(&expected_path)?;
+        for chunking in Chunking::ALL {
+            let (output, _) = rewrite(input, case_settings, Some(&page), chunking)
+                .map_err(|error| format!("{name} ({user}, {chunking:?}): {error}"))?;
+            if output != expected {
+                return Err(format!(
+                    "{name} ({user}, {chunking:?}): output differs from expected_{user}.html\n{}",
+                    describe_difference(&expected, &output)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn rewrite(
     input: &[u8],
     case_settings: &CaseSettings,
+    page: Option<&PagePolicy>,
     chunking: Chunking,
 ) -> Result<(Vec<u8>, Outcome), String> {
     let settings = PageSettings {
@@ -132,13 +233,16 @@ fn rewrite(
         declared_charset: case_settings.declared_charset.clone(),
         memory_limit: case_settings.memory_limit.unwrap_or(1024 * 1024),
     };
-    let mut rewriter = PageRewriter::new(settings);
+    let mut rewriter = match page {
+        Some(page) => PageRewriter::filtered(settings, page.clone()),
+        None => PageRewriter::new(settings),
+    };
     let mut output = Vec::new();
     for chunk in input.chunks(chunking.size(input.len())) {
         rewriter.write(chunk, &mut output).map_err(|error| format!("write failed: {error}"))?;
     }
-    let outcome = rewriter.end(&mut output).map_err(|error| format!("end failed: {error}"))?;
-    Ok((output, outcome))
+    let summary = rewriter.end(&mut output).map_err(|error| format!("end failed: {error}"))?;
+    Ok((output, summary.outcome))
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {

@@ -22,7 +22,7 @@ use crate::decision::{ContextDecision, ToolDecision};
 use crate::evaluate;
 use crate::explain::{ConditionOutcome, Explanation};
 use crate::ids::{ContextName, SiteId};
-use crate::model::Compiled;
+use crate::model::{Compiled, Effect};
 use crate::redact::{Redacted, RedactionSet};
 use crate::subject::{Subject, ToolRef};
 
@@ -112,6 +112,28 @@ impl PolicyView {
     /// The decision for a context, with the redactions to apply when allowed.
     pub fn context(&self, name: &ContextName) -> (ContextDecision, Explanation) {
         evaluate::context(self, name)
+    }
+
+    /// Whether any tool could be shown to this subject on this site. It is false only when
+    /// tools no rule mentions are denied (site default, else `[defaults]`) and no applicable rule
+    /// that is not already decided false allows or approves any tool: then page tools are off
+    /// for this subject, and the gateway tells the browser so (`Permissions-Policy: tools=()`).
+    pub fn offers_tools(&self) -> bool {
+        let site_default = self.compiled.sites.get(&self.site).and_then(|site| site.unknown_tools);
+        if site_default.unwrap_or(self.compiled.defaults.unknown_tools) != Effect::Deny {
+            return true;
+        }
+        self.rules.iter().any(|&rule| {
+            let decided_false = self
+                .decided_conditions
+                .binary_search_by_key(&rule, |(index, _)| *index)
+                .is_ok_and(|found| self.decided_conditions[found].1 != ConditionOutcome::True);
+            !decided_false
+                && self.compiled.rules[rule]
+                    .tool_entries
+                    .clone()
+                    .any(|entry| self.compiled.tool_entries[entry].list.effect() != Effect::Deny)
+        })
     }
 
     /// The kinds to redact from everything this subject sends to the model on this site:

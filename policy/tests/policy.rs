@@ -5,6 +5,8 @@
 mod cases;
 #[path = "policy/explain.rs"]
 mod explain;
+#[path = "policy/page_tools.rs"]
+mod page_tools;
 #[path = "policy/properties.rs"]
 mod properties;
 #[path = "policy/redaction.rs"]

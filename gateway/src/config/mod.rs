@@ -4,6 +4,7 @@
 //! collecting every semantic problem with its line and key instead of stopping at the first.
 //! Secrets never live in this file (later issues read them from files or the environment).
 
+mod forms;
 mod problem;
 mod raw;
 mod sso;
@@ -19,6 +20,7 @@ use problem::LineIndex;
 use raw::RawConfig;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use toml::Spanned;
 
@@ -36,6 +38,9 @@ pub struct Config {
     pub store: StoreLocation,
     /// The policy file; without one, the built-in policy denies every tool and context.
     pub policy_file: Option<PathBuf>,
+    /// A policy compiled into the binary, used instead of `policy_file`. Never read from a
+    /// configuration file: only `toolgate demo` sets it, for its embedded demo policy.
+    pub embedded_policy: Option<&'static str>,
     /// Single sign-on; `None` only when `server.insecure_no_sso` says so (development).
     pub sso: Option<SsoConfig>,
     /// The audit log's settings.
@@ -141,6 +146,10 @@ pub struct Site {
     pub allow_groups: Option<Vec<String>>,
     /// How long the texts of this site's audit records are kept; `None`: digests only.
     pub capture_content: Option<Duration>,
+    /// Whether pages of this site may offer tools and contexts to agents at all.
+    pub page_tools: bool,
+    /// The site's legacy-form rules, compiled.
+    pub forms: Arc<injector::FormRules>,
 }
 
 /// An upstream origin: scheme and authority, no path.
@@ -346,6 +355,7 @@ impl Checker<'_> {
             },
             store: store?,
             policy_file: policy_file?,
+            embedded_policy: None,
             sso: sso?,
             audit: audit?,
             timeouts: timeouts?,
@@ -412,7 +422,10 @@ impl Checker<'_> {
                     self.check(value, &format!("{key}.capture_content"), values::duration).map(Some)
                 }
             };
-            if let (Some(host), Some(upstream), Some(capture_content)) = (host, upstream, capture_content) {
+            let forms = self.forms(&key, site.forms.as_ref());
+            if let (Some(host), Some(upstream), Some(capture_content), Some(forms)) =
+                (host, upstream, capture_content, forms)
+            {
                 sites.push(Site {
                     id: SiteId::new(id.get_ref().clone()),
                     host,
@@ -420,6 +433,8 @@ impl Checker<'_> {
                     preserve_host: site.preserve_host,
                     allow_groups,
                     capture_content,
+                    page_tools: site.page_tools,
+                    forms,
                 });
             }
         }

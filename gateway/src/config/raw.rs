@@ -86,13 +86,14 @@ pub struct RawSso {
     pub assertion_keys: Vec<Spanned<String>>,
 }
 
-/// `[sso.claims]`: which token claims carry the user id, email and groups.
+/// `[sso.claims]`: which token claims carry the user id, email, groups and display name.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawClaims {
     pub user: Option<Spanned<String>>,
     pub email: Option<Spanned<String>>,
     pub groups: Option<Spanned<String>>,
+    pub name: Option<Spanned<String>>,
 }
 
 /// `[audit]`: the audit log's key and who may read it.
@@ -146,4 +147,42 @@ pub struct RawSite {
     /// Keep the texts of this site's audit records (prompts, arguments) for this long.
     #[serde(default)]
     pub capture_content: Option<Spanned<String>>,
+    /// Page tools for agents on this site (default on); off strips every tool and context and
+    /// sends `Permissions-Policy: tools=()`.
+    #[serde(default = "enabled")]
+    pub page_tools: bool,
+    /// Legacy forms that become agent tools.
+    #[serde(default)]
+    pub forms: Option<RawForms>,
+}
+
+/// `[sites.<id>.forms]`: form rules and auto mode.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawForms {
+    /// Derive tools for forms no rule matches.
+    #[serde(default)]
+    pub auto: bool,
+    /// `[[sites.<id>.forms.rule]]`
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<Spanned<RawFormRule>>,
+}
+
+/// One form rule: CSS selector → tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFormRule {
+    pub selector: String,
+    pub name: String,
+    pub description: String,
+    /// Control name → parameter description.
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, String>,
+    /// Submit without waiting for the user (otherwise the user presses submit: a human gate).
+    #[serde(default)]
+    pub autosubmit: bool,
+}
+
+fn enabled() -> bool {
+    true
 }

@@ -45,11 +45,13 @@ pub struct ClaimNames {
     pub email: String,
     /// The list of groups (default `groups`).
     pub groups: String,
+    /// The display name (default `name`).
+    pub name: String,
 }
 
 impl Default for ClaimNames {
     fn default() -> Self {
-        Self { user: "sub".into(), email: "email".into(), groups: "groups".into() }
+        Self { user: "sub".into(), email: "email".into(), groups: "groups".into(), name: "name".into() }
     }
 }
 
@@ -88,6 +90,7 @@ impl super::Checker<'_> {
             (&raw.claims.user, "user", &mut claims.user),
             (&raw.claims.email, "email", &mut claims.email),
             (&raw.claims.groups, "groups", &mut claims.groups),
+            (&raw.claims.name, "name", &mut claims.name),
         ] {
             if let Some(value) = value
                 && let Some(name) = self.check(value, &format!("sso.claims.{key}"), claim_name)

@@ -94,3 +94,39 @@ fn values_refuse_nonsense() {
     assert!(values::host_name("host:80").is_err());
     assert!(values::site_id("Bad Id").is_err());
 }
+
+#[test]
+fn form_rules_and_page_tools_convert_and_default() {
+    let config = Config::parse(GOOD, "good.toml").expect("valid");
+    assert!(config.sites[0].page_tools, "page tools are on unless switched off");
+    assert!(config.sites[0].forms.is_empty());
+    let text = format!(
+        "{GOOD}page_tools = false\n[sites.tasks.forms]\nauto = true\n[[sites.tasks.forms.rule]]\n\
+         selector = \"form#expense\"\nname = \"submit_expense\"\ndescription = \"Submit a claim\"\n\
+         params = {{ amount = \"Amount\" }}\nautosubmit = true\n"
+    );
+    let config = Config::parse(&text, "forms.toml").expect("valid");
+    assert!(!config.sites[0].page_tools);
+    assert!(config.sites[0].forms.auto());
+    assert!(!config.sites[0].forms.is_empty());
+}
+
+#[test]
+fn every_broken_form_rule_is_reported_with_its_line() {
+    let text = format!(
+        "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form[\"\nname = \"ok\"\ndescription = \"d\"\n\
+         [[sites.tasks.forms.rule]]\nselector = \"form\"\nname = \"bad name!\"\ndescription = \"d\"\n"
+    );
+    let error = Config::parse(&text, "forms.toml").expect_err("broken rules");
+    assert_eq!(error.problems.len(), 2, "{error}");
+    assert_eq!(error.problems[0].key, "sites.tasks.forms.rule[0]");
+    assert!(error.problems[0].message.contains("selector"), "{}", error.problems[0]);
+    assert_eq!(error.problems[0].line, Some(21), "the line of the broken rule");
+    assert_eq!(error.problems[1].key, "sites.tasks.forms.rule[1]");
+    assert!(error.problems[1].message.contains("bad name!"), "{}", error.problems[1]);
+    let unknown = format!(
+        "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form\"\nname = \"n\"\ndescription = \"d\"\nsubmit = 1\n"
+    );
+    let error = Config::parse(&unknown, "forms.toml").expect_err("unknown key");
+    assert!(error.to_string().contains("unknown field `submit`"), "{error}");
+}

@@ -10,7 +10,7 @@ use crate::secrets::SecretRef;
 use crate::shutdown::Shutdown;
 use crate::{app, telemetry};
 use anyhow::Context as _;
-use apps::{DemoApp, ExpenseForm, TaskBoard};
+use apps::{DemoApp, ExpenseForm, Helpdesk, TaskBoard, TravelSearch};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::net::SocketAddr;
@@ -25,10 +25,14 @@ pub async fn run(port: u16, sign_in_as: Option<String>) -> anyhow::Result<()> {
     let demo = start(port, sign_in_as.clone(), shutdown).await?;
     let port = demo.port;
     println!("Toolgate demo: everything runs on this machine, on loopback.\n");
-    println!("  Task board (VOIX tools):   http://tasks.localhost:{port}/");
-    println!("  Expense form (legacy app): http://expenses.localhost:{port}/");
-    println!("  Sign-in provider:          {} (development only)", demo.identity_provider);
-    println!("  Metrics:                   http://{}/metrics\n", demo.gateway.admin_address);
+    println!("  Task board (VOIX tools):             http://tasks.localhost:{port}/");
+    println!("  Travel desk (WebMCP imperative):     http://travel.localhost:{port}/");
+    println!("  Helpdesk (WebMCP declarative form):  http://helpdesk.localhost:{port}/");
+    println!("  Ticket queue (component registry):   http://helpdesk.localhost:{port}/queue");
+    println!("  Expenses (legacy form → tool rule):  http://expenses.localhost:{port}/");
+    println!("  Sign-in provider:                    {} (development only)", demo.identity_provider);
+    println!("  Metrics:                             http://{}/metrics", demo.gateway.admin_address);
+    println!("  Tool inventory:                      http://{}/inventory\n", demo.gateway.admin_address);
     match sign_in_as {
         Some(user) => println!("Everyone is signed in as {user} (--sign-in-as)."),
         None => println!(
@@ -53,8 +57,12 @@ pub struct Demo {
 /// Starts the demo apps, the development sign-in provider and the gateway on loopback (`port`
 /// 0 picks a free port). With `sign_in_as`, the provider signs everyone in as that demo user.
 pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) -> anyhow::Result<Demo> {
-    let tasks = start_app(Arc::new(TaskBoard::with_examples()), &shutdown).await?;
-    let expenses = start_app(Arc::new(ExpenseForm::default()), &shutdown).await?;
+    let apps = DemoApps {
+        tasks: start_app(Arc::new(TaskBoard::with_examples()), &shutdown).await?,
+        travel: start_app(Arc::new(TravelSearch::default()), &shutdown).await?,
+        helpdesk: start_app(Arc::new(Helpdesk::default()), &shutdown).await?,
+        expenses: start_app(Arc::new(ExpenseForm::default()), &shutdown).await?,
+    };
     let listener = TcpListener::bind(("127.0.0.1", port))
         .await
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}; pick another port with --port"))?;
@@ -72,8 +80,8 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
         TcpListener::bind(("127.0.0.1", 0)).await.context("cannot start the demo sign-in provider")?;
     let provider = idp::start_with(idp_listener, client, options, shutdown.wait())?;
 
-    let mut config =
-        Config::parse(&config_text(port, tasks, expenses, &provider.issuer), "<demo configuration>")?;
+    let mut config = Config::parse(&config_text(port, &apps, &provider.issuer), "<demo configuration>")?;
+    config.embedded_policy = Some(DEMO_POLICY);
     if let Some(sso) = &mut config.sso {
         // The demo made this secret itself; a real deployment reads it from a file or the
         // environment.
@@ -83,11 +91,27 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
     Ok(Demo { port, gateway, identity_provider: provider.issuer })
 }
 
+/// The demo policy: which demo user sees which tools (see the file's comments).
+pub const DEMO_POLICY: &str = include_str!("policy.toml");
+
+/// Where the demo apps listen.
+pub struct DemoApps {
+    /// The VOIX task board.
+    pub tasks: SocketAddr,
+    /// The WebMCP imperative travel desk.
+    pub travel: SocketAddr,
+    /// The declarative-form helpdesk with its component-registry queue.
+    pub helpdesk: SocketAddr,
+    /// The legacy expense form.
+    pub expenses: SocketAddr,
+}
+
 /// The demo's OIDC client id at its development provider.
 const DEMO_CLIENT_ID: &str = "toolgate-demo";
 
 /// The demo's configuration, written as a file would be so it goes through the same checks.
-pub fn config_text(port: u16, tasks: SocketAddr, expenses: SocketAddr, issuer: &str) -> String {
+pub fn config_text(port: u16, apps: &DemoApps, issuer: &str) -> String {
+    let DemoApps { tasks, travel, helpdesk, expenses } = apps;
     format!(
         r#"public_url = "http://localhost:{port}"
 
@@ -109,9 +133,24 @@ path = ":memory:"
 host = "tasks.localhost"
 upstream = "http://{tasks}"
 
+[sites.travel]
+host = "travel.localhost"
+upstream = "http://{travel}"
+
+[sites.helpdesk]
+host = "helpdesk.localhost"
+upstream = "http://{helpdesk}"
+
 [sites.expenses]
 host = "expenses.localhost"
 upstream = "http://{expenses}"
+
+# The legacy expense form has no agent markup; this rule makes it the `submit_expense` tool.
+[[sites.expenses.forms.rule]]
+selector = "form#expense"
+name = "submit_expense"
+description = "Submit an expense claim for reimbursement"
+params = {{ amount = "Amount spent", currency = "Currency of the amount", date = "Day of the expense", description = "What the money was spent on" }}
 "#
     )
 }

@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn assertions_are_reused_per_session_and_site_for_half_their_life() {
         let signer = AssertionSigner::new(&[], "https://gateway.test".into()).expect("signer");
-        let alice = Identity { user: "alice".into(), email: None, groups: vec!["eng".into()] };
+        let alice = Identity { user: "alice".into(), email: None, groups: vec!["eng".into()], name: None };
         let first = signer.for_session(b"session-1", &alice, "tasks", 1000).expect("signed");
         assert_eq!(signer.for_session(b"session-1", &alice, "tasks", 1029).as_ref(), Some(&first), "reused");
         assert_ne!(
@@ -189,8 +189,12 @@ mod tests {
     #[test]
     fn assertions_verify_with_the_published_keys_for_their_site_only() {
         let signer = AssertionSigner::new(&[], "https://gateway.test".into()).expect("signer");
-        let identity =
-            Identity { user: "alice".into(), email: Some("alice@corp".into()), groups: vec!["eng".into()] };
+        let identity = Identity {
+            user: "alice".into(),
+            email: Some("alice@corp".into()),
+            groups: vec!["eng".into()],
+            name: None,
+        };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())

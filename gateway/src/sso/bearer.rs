@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn remembered_tokens_expire_with_the_token_and_within_a_minute() {
         let remembered = VerifiedTokens::default();
-        let alice = Identity { user: "alice".into(), email: None, groups: vec![] };
+        let alice = Identity { user: "alice".into(), email: None, groups: vec![], name: None };
         remembered.insert("short", alice.clone(), 1010, 1000);
         remembered.insert("long", alice.clone(), 5000, 1000);
         assert_eq!(remembered.get("short", 1009), Some(alice.clone()));

@@ -18,6 +18,9 @@ pub struct Identity {
     pub email: Option<String>,
     /// The user's groups.
     pub groups: Vec<String>,
+    /// The display name, when the provider gives one (sessions from older versions lack it).
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// Why claims do not make an identity.
@@ -46,6 +49,11 @@ impl Identity {
             .and_then(serde_json::Value::as_str)
             .filter(|email| acceptable(email))
             .map(str::to_owned);
+        let name = claims
+            .get(&names.name)
+            .and_then(serde_json::Value::as_str)
+            .filter(|name| acceptable(name))
+            .map(str::to_owned);
         let groups = match claims.get(&names.groups) {
             Some(serde_json::Value::Array(values)) => values
                 .iter()
@@ -66,7 +74,7 @@ impl Identity {
             );
             groups.truncate(MAX_GROUPS);
         }
-        Ok(Self { user, email, groups })
+        Ok(Self { user, email, groups, name })
     }
 
     /// The subject the policy engine decides for.
@@ -113,10 +121,14 @@ mod tests {
 
     #[test]
     fn claims_make_an_identity_with_configured_names() {
-        let names =
-            ClaimNames { user: "preferred_username".into(), email: "mail".into(), groups: "roles".into() };
+        let names = ClaimNames {
+            user: "preferred_username".into(),
+            email: "mail".into(),
+            groups: "roles".into(),
+            name: "name".into(),
+        };
         let identity = Identity::from_claims(
-            &claims(json!({"preferred_username": "alice", "mail": "alice@corp", "roles": ["eng", 7, "ops"]})),
+            &claims(json!({"preferred_username": "alice", "mail": "alice@corp", "roles": ["eng", 7, "ops"], "name": "Alice A."})),
             &names,
         )
         .expect("identity");
@@ -125,7 +137,8 @@ mod tests {
             Identity {
                 user: "alice".into(),
                 email: Some("alice@corp".into()),
-                groups: vec!["eng".into(), "ops".into()]
+                groups: vec!["eng".into(), "ops".into()],
+                name: Some("Alice A.".into()),
             }
         );
         assert!(Identity::from_claims(&claims(json!({"sub": "alice"})), &names).is_err());

@@ -54,6 +54,11 @@ impl KeyRing {
         Ok(Self { keys })
     }
 
+    /// One random key for this process only (signing without configured keys).
+    pub fn ephemeral() -> Self {
+        Self { keys: vec![Key::new(&random_bytes::<32>())] }
+    }
+
     /// Encrypts and authenticates `plaintext`; `purpose` is bound in (a value sealed for one
     /// purpose never opens for another).
     pub fn seal(&self, purpose: &str, plaintext: &[u8]) -> String {

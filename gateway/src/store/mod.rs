@@ -1,5 +1,5 @@
 //! Shared state behind one trait: sessions, pending logins and one-time handoff tickets now;
-//! approvals, policy versions, inventory and audit in later issues. The embedded sled store
+//! the tool inventory and the audit log; approvals and policy versions in later issues. The embedded sled store
 //! serves one replica; a shared database can implement the same trait to serve several.
 //!
 //! Records are opaque bytes to the store; their owners (`session.rs`, `login.rs`) serialize
@@ -23,6 +23,8 @@ pub enum Table {
     /// Captured texts of audit records (sites with content capture), kept outside the chain so
     /// they can expire without breaking it.
     AuditContent,
+    /// Tools and contexts pages reported, per site (`inventory.rs`).
+    Inventory,
     /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
     Meta,
 }
@@ -36,6 +38,7 @@ impl Table {
             Self::Handoffs => "handoffs",
             Self::Audit => "audit",
             Self::AuditContent => "audit_content",
+            Self::Inventory => "inventory",
             Self::Meta => "meta",
         }
     }

@@ -74,11 +74,18 @@ fn assert_runtime_ran_without_violations(visit: &Visit, page_marker: &str, url: 
 #[tokio::test(flavor = "multi_thread")]
 async fn demo_pages_run_the_runtime_with_zero_csp_violations() {
     let demo = gateway::demo::start(0, Some("alice".into()), Shutdown::new()).await.expect("demo starts");
-    for (app, marker) in [("tasks", "data-app-ready=\"tasks\""), ("expenses", "data-app-ready=\"expenses\"")]
-    {
-        let url = format!("http://{app}.localhost:{}/", demo.port);
+    let pages = [
+        ("tasks", "/", "tasks"),
+        ("travel", "/", "travel"),
+        ("helpdesk", "/", "helpdesk"),
+        ("helpdesk", "/queue", "queue"),
+        ("expenses", "/", "expenses"),
+    ];
+    for (app, path, ready) in pages {
+        let marker = format!("data-app-ready=\"{ready}\"");
+        let url = format!("http://{app}.localhost:{}{path}", demo.port);
         let result = tokio::task::spawn_blocking(move || (visit(&url), url)).await.expect("visit");
-        assert_runtime_ran_without_violations(&result.0, marker, &result.1);
+        assert_runtime_ran_without_violations(&result.0, &marker, &result.1);
     }
     demo.gateway.stop().await;
 }
@@ -151,5 +158,20 @@ async fn every_csp_variant_admits_the_runtime_and_keeps_page_scripts_working() {
         let result = tokio::task::spawn_blocking(move || (visit(&url), url)).await.expect("visit");
         assert_runtime_ran_without_violations(&result.0, "data-page-script=\"ran\"", &result.1);
     }
+    gateway.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn devtools_client_sees_the_runtime_run_without_errors() {
+    let app =
+        upstream(|_| reply("text/html", "<html><head><title>t</title></head><body>hi</body></html>")).await;
+    let gateway = harness::gateway(&[("devtools.localhost", app.address)], "").await;
+    let browser = crate::cdp::Browser::launch(&[]).await;
+    let page = browser.page().await;
+    page.goto(&format!("http://devtools.localhost:{}/", gateway.address.port())).await;
+    let marker = page.eval("document.documentElement.getAttribute('data-toolgate-runtime')").await;
+    assert_eq!(marker, "ready");
+    assert_eq!(page.eval("Promise.resolve(6 * 7)").await, 42);
+    assert!(page.console_errors().is_empty(), "{:?}", page.console_errors());
     gateway.stop().await;
 }

@@ -126,10 +126,30 @@ pub fn config_text(sites: &[(&str, SocketAddr)], extra: &str) -> String {
 
 /// Starts a gateway in this process.
 pub async fn gateway(sites: &[(&str, SocketAddr)], extra: &str) -> Running {
-    let config = Config::parse(&config_text(sites, extra), "test.toml").expect("test config is valid");
+    gateway_from_text(&config_text(sites, extra)).await
+}
+
+/// Starts a gateway in this process from a whole configuration text.
+pub async fn gateway_from_text(text: &str) -> Running {
+    let config = Config::parse(text, "test.toml").expect("test config is valid");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
     let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
     app::start(config, listener, admin, Shutdown::new()).expect("gateway starts")
+}
+
+/// Starts a gateway in this process that enforces `policy` (policy TOML; rules name sites
+/// `site0`, `site1`… in the order of `sites`). The directory holding the policy file must live
+/// as long as the gateway, so it is returned beside it.
+pub async fn gateway_with_policy(
+    sites: &[(&str, SocketAddr)],
+    extra: &str,
+    policy: &str,
+) -> (Running, tempfile::TempDir) {
+    let directory = tempfile::tempdir().expect("policy dir");
+    let file = directory.path().join("policy.toml");
+    std::fs::write(&file, policy).expect("write policy");
+    let extra = format!("{extra}\n[policy]\nfile = {:?}\n", file.display().to_string());
+    (gateway(sites, &extra).await, directory)
 }
 
 /// A response with its whole body read.

@@ -1,18 +1,23 @@
 //! Gateway integration tests: real upstreams, real gateways, real sockets, all on loopback
 //! port 0. One binary; each module owns one area of behaviour.
 
+mod cdp;
 mod harness;
 
+mod agent_api;
 mod audit;
 mod browser;
 mod cli;
 mod csp;
+mod demo;
+mod forms;
 mod headers;
 mod limits;
 mod pages;
 mod passthrough;
 mod policy;
 mod process;
+mod runtime;
 mod sso_interop;
 mod sso_tokens;
 mod tls;

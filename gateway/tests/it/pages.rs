@@ -86,18 +86,22 @@ async fn utf8_bom_and_windows_1252_survive_byte_for_byte() {
 }
 
 #[tokio::test]
-async fn utf16_pages_pass_through_untouched_and_are_counted() {
+async fn utf16_pages_are_refused_never_passed_unfiltered() {
     let mut utf16 = vec![0xFF, 0xFE];
-    for unit in "<html><head></head><body>hi</body></html>".encode_utf16() {
+    for unit in "<html><head></head><body><tool name=\"secret\"></tool></body></html>".encode_utf16() {
         utf16.extend_from_slice(&unit.to_le_bytes());
     }
-    let expected = utf16.clone();
     let app = upstream(move |_| reply("text/html", utf16.clone())).await;
     let gateway = harness::gateway(&[("app.test", app.address)], "").await;
     let answer = send(gateway.address, navigate("app.test", "/")).await;
-    assert_eq!(answer.body, expected);
+    assert_eq!(answer.status, 502);
+    assert_eq!(answer.header("x-toolgate-reason"), Some("page_encoding"));
+    assert!(answer.text().contains("UTF-16"), "{}", answer.text());
     let metrics = crate::passthrough::metrics_text(gateway.admin_address).await;
-    assert!(metrics.contains("toolgate_rewrite_passthrough_total{site=\"site0\"} 1"), "{metrics}");
+    assert!(
+        metrics.contains("toolgate_rewrite_failures_total{reason=\"page_encoding\",site=\"site0\"} 1"),
+        "{metrics}"
+    );
     gateway.stop().await;
 }
 
@@ -212,19 +216,18 @@ async fn page_over_the_memory_limit_after_output_is_cut_never_passed() {
 }
 
 #[tokio::test]
-async fn head_206_and_non_html_are_not_rewritten() {
-    let app = upstream(|seen| {
-        let mut response = reply("text/html", "<html><head></head></html>");
-        if seen.uri.path() == "/partial" {
-            *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+async fn head_and_non_html_are_not_rewritten_and_unlabelled_bodies_cannot_be_sniffed() {
+    let app = upstream(|seen| match seen.uri.path() {
+        "/unlabelled" => {
+            let mut response = reply("text/html", "<tool name=\"secret\"></tool>");
+            response.headers_mut().remove("content-type");
+            response
         }
-        response
+        "/json" => reply("application/json", "{\"html\": \"<head></head>\"}"),
+        _ => reply("text/html", "<html><head></head></html>"),
     })
     .await;
     let gateway = harness::gateway(&[("app.test", app.address)], "").await;
-    let partial = send(gateway.address, navigate("app.test", "/partial")).await;
-    assert_eq!(partial.status, StatusCode::PARTIAL_CONTENT);
-    assert_eq!(partial.text(), "<html><head></head></html>");
     let head = http::Request::head("/")
         .header("host", "app.test")
         .body(http_body_util::Full::new(Bytes::new()))
@@ -232,6 +235,51 @@ async fn head_206_and_non_html_are_not_rewritten() {
     let head = send(gateway.address, head).await;
     assert!(head.body.is_empty());
     assert!(head.header("cache-control").is_none(), "HEAD answers are not rewritten");
+    let json = send(gateway.address, navigate("app.test", "/json")).await;
+    assert_eq!(json.text(), "{\"html\": \"<head></head>\"}");
+    // Without a Content-Type a browser would sniff this into a page with a tool in it.
+    let unlabelled = send(gateway.address, navigate("app.test", "/unlabelled")).await;
+    assert_eq!(unlabelled.header("x-content-type-options"), Some("nosniff"));
+    gateway.stop().await;
+}
+
+#[tokio::test]
+async fn a_range_of_a_page_is_fetched_whole_and_filtered() {
+    let app = upstream(|seen| {
+        let page = "<html><head></head><body><tool name=\"secret\"></tool>ok</body></html>";
+        if seen.headers.contains_key("range") {
+            let mut response = reply("text/html", &page[..20]);
+            *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+            response.headers_mut().insert("content-range", "bytes 0-19/70".parse().expect("value"));
+            return response;
+        }
+        reply("text/html", page)
+    })
+    .await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let mut ranged = navigate("app.test", "/");
+    ranged.headers_mut().insert("range", "bytes=0-19".parse().expect("value"));
+    ranged.headers_mut().insert("if-range", "\"v1\"".parse().expect("value"));
+    let answer = send(gateway.address, ranged).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(answer.text().contains("ok</body>"), "{}", answer.text());
+    assert!(!answer.text().contains("secret"), "the built-in policy hides every tool: {}", answer.text());
+    assert!(answer.header("content-range").is_none());
+    let seen = app.requests();
+    assert_eq!(seen.len(), 2);
+    assert!(!seen[1].headers.contains_key("range") && !seen[1].headers.contains_key("if-range"));
+
+    // A 206 page nobody asked a range of cannot be repaired: refused, never passed through.
+    let app = upstream(|_| {
+        let mut response = reply("text/html", "<tool name=\"secret\">");
+        *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+        response
+    })
+    .await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let answer = send(gateway.address, navigate("app.test", "/")).await;
+    assert_eq!(answer.status, StatusCode::BAD_GATEWAY);
+    assert!(!answer.text().contains("secret"));
     gateway.stop().await;
 }
 

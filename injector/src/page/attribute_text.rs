@@ -25,6 +25,28 @@ pub(super) fn escape(value: &str) -> Cow<'_, str> {
     Cow::Owned(escaped)
 }
 
+/// Escapes text for a generated attribute value, as pure ASCII.
+///
+/// Besides the markup characters, every non-ASCII character becomes a numeric reference and
+/// control characters become spaces, so the bytes are the same in every ASCII-compatible
+/// encoding (a `<meta charset>` may switch the page's encoding under our feet).
+pub(super) fn escape_to_ascii(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len() + 16);
+    for character in value.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            control if control.is_control() => escaped.push(' '),
+            ascii if ascii.is_ascii() => escaped.push(ascii),
+            other => escaped.push_str(&format!("&#x{:X};", u32::from(other))),
+        }
+    }
+    escaped
+}
+
 /// Escapes `&` only, for values handed to lol_html's `set_attribute` (which escapes `"` itself).
 pub(super) fn escape_ampersands(value: &str) -> Cow<'_, str> {
     if value.contains('&') { Cow::Owned(value.replace('&', "&amp;")) } else { Cow::Borrowed(value) }
@@ -91,6 +113,12 @@ mod tests {
     fn escapes_markup_characters() {
         assert_eq!(escape("plain/path.js"), "plain/path.js");
         assert_eq!(escape(r#"a"b'c<d>e&f"#), "a&quot;b&#39;c&lt;d&gt;e&amp;f");
+    }
+
+    #[test]
+    fn escapes_generated_values_to_inert_ascii() {
+        assert_eq!(escape_to_ascii("Süß\"><script>"), "S&#xFC;&#xDF;&quot;&gt;&lt;script&gt;");
+        assert_eq!(escape_to_ascii("a\u{0}b\nc'&"), "a b c&#39;&amp;");
     }
 
     #[test]

@@ -24,7 +24,7 @@ fn rewrite(settings: PageSettings, chunks: &[&[u8]]) -> (Vec<u8>, Outcome) {
         }
     }
     match rewriter.end(&mut out) {
-        Ok(outcome) => (out, outcome),
+        Ok(summary) => (out, summary.outcome),
         Err(error) => panic!("end failed: {error}"),
     }
 }

@@ -1,0 +1,114 @@
+//! The agent API under `/.toolgate/agent/` on every site host, for the runtime in the page.
+//!
+//! Every request here is authenticated like a page request (session cookie, the site's access
+//! rules); state-changing ones also need the session's CSRF token. Answers and errors are JSON.
+//! This issue brings `session` (who am I, the CSRF token, limits) and `catalog` (the page reports
+//! the tools it found, the gateway answers which ones the policy lets this user see, and keeps
+//! the inventory); the agent loop adds `turn`, `result` and `approvals`.
+
+mod catalog;
+mod csrf;
+mod session;
+
+use crate::body::{self, ProxyBody};
+use crate::config::Site;
+use crate::request_id::RequestId;
+use crate::sso::identity::Identity;
+use crate::sso::session::SessionId;
+use crate::state::Gateway;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use hyper::body::Incoming;
+
+pub use catalog::{CatalogReport, MAX_CATALOG_BYTES, MAX_CONTEXTS, MAX_TOOLS};
+
+/// The prefix of every agent API path.
+pub const PREFIX: &str = "/.toolgate/agent/";
+
+/// Who is calling: the signed-in user and their session, or nobody with `insecure_no_sso`.
+pub struct Caller {
+    /// The user; `None` only without SSO (development), where the caller is "anonymous".
+    pub identity: Option<Identity>,
+    /// The session the request came with.
+    pub session: Option<SessionId>,
+}
+
+impl Caller {
+    /// The subject the policy decides for.
+    pub fn subject(&self) -> policy::Subject {
+        subject_of(self.identity.as_ref())
+    }
+
+    /// The user id for audit records.
+    fn user_id(&self) -> &str {
+        self.identity.as_ref().map_or(ANONYMOUS, |identity| identity.user.as_str())
+    }
+}
+
+/// The subject for a signed-in user, or the anonymous subject without SSO (no groups, so only
+/// rules for everyone apply).
+pub fn subject_of(identity: Option<&Identity>) -> policy::Subject {
+    match identity {
+        Some(identity) => identity.subject(),
+        None => policy::Subject { user: policy::UserId::new(ANONYMOUS), email: None, groups: Vec::new() },
+    }
+}
+
+/// The user id of requests without SSO.
+const ANONYMOUS: &str = "anonymous";
+
+/// Whether `path` belongs to the agent API.
+pub fn is_agent_path(path: &str) -> bool {
+    path.starts_with(PREFIX)
+}
+
+/// Answers an agent API request; failures are JSON errors, never HTML pages.
+pub async fn handle(
+    gateway: &Gateway,
+    site: &Site,
+    caller: &Caller,
+    request: Request<Incoming>,
+    request_id: &RequestId,
+) -> Response<ProxyBody> {
+    let path = request.uri().path().trim_start_matches(PREFIX).to_owned();
+    let answer = match (request.method().clone(), path.as_str()) {
+        (Method::GET, "session") => Ok(session::respond(gateway, site, caller)),
+        (Method::POST, "catalog") => catalog::respond(gateway, site, caller, request, request_id).await,
+        (_, "session" | "catalog") => Err(ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this endpoint does not accept that method",
+        )),
+        _ => Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such agent endpoint")),
+    };
+    answer.unwrap_or_else(ApiError::into_response)
+}
+
+/// An error the agent API reports as `{"error": {"code", "message"}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into() }
+    }
+
+    fn into_response(self) -> Response<ProxyBody> {
+        let body = serde_json::json!({"error": {"code": self.code, "message": self.message}});
+        json(self.status, &body)
+    }
+}
+
+/// A JSON answer that no cache keeps.
+fn json(status: StatusCode, value: &serde_json::Value) -> Response<ProxyBody> {
+    let mut response = Response::new(body::full(value.to_string()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}

@@ -1,0 +1,164 @@
+//! What a response's `Content-Type` means to a browser, decided the way browsers decide it
+//! (WHATWG Fetch, "extract a MIME type"): every `Content-Type` field counts, values are split on
+//! commas outside quotes, the last valid type wins and keeps an earlier charset when the type is
+//! the same. A page the browser would render as HTML is one the filter must see, however its
+//! headers are spelled.
+
+use http::HeaderMap;
+use http::header::{self, HeaderValue};
+
+/// How the browser will treat a response body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyKind {
+    /// `text/html` or `application/xhtml+xml`: a document the filter must rewrite.
+    Page {
+        /// The MIME type's essence, lower-case.
+        essence: String,
+        /// The charset parameter, if any.
+        charset: Option<String>,
+    },
+    /// No usable `Content-Type`: a browser would sniff the bytes (the gateway forbids that).
+    Unlabelled,
+    /// Anything else.
+    Other,
+}
+
+/// Decides the body kind from every `Content-Type` field.
+pub fn body_kind(headers: &HeaderMap) -> BodyKind {
+    let mut found: Option<(String, Option<String>)> = None;
+    for field in headers.get_all(header::CONTENT_TYPE) {
+        let Ok(text) = field.to_str() else { continue };
+        for value in split_outside_quotes(text, ',') {
+            let Some((essence, charset)) = parse(value) else { continue };
+            if essence == "*/*" {
+                continue;
+            }
+            found = Some(match found {
+                Some((previous, previous_charset)) if previous == essence => {
+                    (essence, charset.or(previous_charset))
+                }
+                _ => (essence, charset),
+            });
+        }
+    }
+    match found {
+        None => BodyKind::Unlabelled,
+        Some((essence, charset)) if essence == "text/html" || essence == "application/xhtml+xml" => {
+            BodyKind::Page { essence, charset }
+        }
+        Some(_) => BodyKind::Other,
+    }
+}
+
+/// Replaces every `Content-Type` field of a page with the one value the browser would have
+/// used, so no later reader can disagree about what the page is.
+pub fn normalize_page_type(headers: &mut HeaderMap, essence: &str, charset: Option<&str>) {
+    let value = match charset {
+        Some(charset) if is_token(charset) => format!("{essence}; charset={charset}"),
+        _ => essence.to_owned(),
+    };
+    headers.remove(header::CONTENT_TYPE);
+    if let Ok(value) = HeaderValue::from_str(&value) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+}
+
+/// Parses one MIME type: `(essence, charset)`, or `None` when it is not a valid type.
+fn parse(value: &str) -> Option<(String, Option<String>)> {
+    let mut parts = split_outside_quotes(value, ';').into_iter();
+    let essence = parts.next()?.trim().to_ascii_lowercase();
+    let (kind, subtype) = essence.split_once('/')?;
+    if !is_token(kind) || !is_token(subtype) {
+        return None;
+    }
+    let charset = parts.find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("charset") {
+            return None;
+        }
+        let value = value.trim();
+        let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+        (!value.is_empty()).then(|| value.to_owned())
+    });
+    Some((essence, charset))
+}
+
+/// Splits on `separator` except inside double quotes (a backslash escapes inside quotes).
+fn split_outside_quotes(text: &str, separator: char) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (index, character) in text.char_indices() {
+        match character {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            c if c == separator && !quoted => {
+                pieces.push(&text[start..index]);
+                start = index + character.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&text[start..]);
+    pieces
+}
+
+/// An HTTP token (RFC 9110 `tchar`s).
+fn is_token(text: &str) -> bool {
+    !text.is_empty()
+        && text.bytes().all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(header::CONTENT_TYPE, HeaderValue::from_str(value).expect("value"));
+        }
+        headers
+    }
+
+    fn page(essence: &str, charset: Option<&str>) -> BodyKind {
+        BodyKind::Page { essence: essence.into(), charset: charset.map(str::to_owned) }
+    }
+
+    #[test]
+    fn html_and_xhtml_are_pages_in_any_spelling() {
+        assert_eq!(body_kind(&headers(&["Text/HTML; Charset=\"UTF-8\""])), page("text/html", Some("UTF-8")));
+        assert_eq!(body_kind(&headers(&["application/xhtml+xml"])), page("application/xhtml+xml", None));
+        assert_eq!(body_kind(&headers(&["text/plain"])), BodyKind::Other);
+        assert_eq!(body_kind(&headers(&["text/htmlx"])), BodyKind::Other);
+    }
+
+    #[test]
+    fn the_last_valid_type_wins_across_fields_and_commas() {
+        assert_eq!(body_kind(&headers(&["text/plain", "text/html"])), page("text/html", None));
+        assert_eq!(body_kind(&headers(&["text/html", "text/plain"])), BodyKind::Other);
+        assert_eq!(body_kind(&headers(&["text/plain, text/html"])), page("text/html", None));
+        // Invalid and */* values are skipped, so they cannot hide a page.
+        assert_eq!(body_kind(&headers(&["text/html", "nonsense", "*/*"])), page("text/html", None));
+        // The same type again keeps the earlier charset; another type drops it.
+        assert_eq!(
+            body_kind(&headers(&["text/html; charset=windows-1252", "text/html"])),
+            page("text/html", Some("windows-1252"))
+        );
+        assert_eq!(body_kind(&headers(&["text/html; charset=\"a,b\"; x=1"])), page("text/html", Some("a,b")));
+    }
+
+    #[test]
+    fn missing_or_unusable_types_are_unlabelled() {
+        assert_eq!(body_kind(&HeaderMap::new()), BodyKind::Unlabelled);
+        assert_eq!(body_kind(&headers(&["", "garbage"])), BodyKind::Unlabelled);
+    }
+
+    #[test]
+    fn normalizing_leaves_one_unambiguous_field() {
+        let mut map = headers(&["text/plain", "text/html; charset=utf-8"]);
+        normalize_page_type(&mut map, "text/html", Some("utf-8"));
+        assert_eq!(map.get_all(header::CONTENT_TYPE).iter().count(), 1);
+        assert_eq!(map[header::CONTENT_TYPE], "text/html; charset=utf-8");
+    }
+}

@@ -1,0 +1,108 @@
+//! `toolgate demo` end to end in headless Chromium: every dialect's page, and the demo users
+//! seeing different tools (in the HTML they receive and in the runtime's catalog) according to
+//! the demo policy.
+
+use crate::cdp::{Browser, Page};
+use gateway::shutdown::Shutdown;
+use serde_json::Value;
+
+/// Names of the `<tool>`, `<context>` and `<form toolname>` elements in the HTML the gateway
+/// sends for this page (fetched again and parsed, so the runtime's own DOM changes do not count).
+const DOM_TOOLS: &str = "fetch(location.href).then((r) => r.text()).then((html) => {
+    const received = new DOMParser().parseFromString(html, 'text/html');
+    return JSON.stringify({
+        tools: [...received.querySelectorAll('tool')].map((t) => t.getAttribute('name')),
+        contexts: [...received.querySelectorAll('context')].map((c) => c.getAttribute('name')),
+        forms: [...received.querySelectorAll('form[toolname]')].map((f) => f.getAttribute('toolname')),
+    });
+})";
+
+/// The runtime's visible catalog: sorted tool and context names.
+const CATALOG: &str = "window.__toolgate__.ready.then(() => {
+    const catalog = window.__toolgate__.catalog();
+    return JSON.stringify({
+        tools: catalog.tools.map((t) => t.name).sort(),
+        contexts: catalog.contexts.map((c) => c.name).sort(),
+    });
+})";
+
+async fn visit(page: &Page, url: &str, ready: &str) -> (Value, Value) {
+    page.goto(url).await;
+    let wait = format!(
+        "new Promise((resolve) => {{ const check = () => document.body.dataset.appReady === '{ready}' ? resolve(true) : setTimeout(check, 20); check(); }})"
+    );
+    page.eval(&wait).await;
+    let dom: Value =
+        serde_json::from_str(page.eval(DOM_TOOLS).await.as_str().expect("dom json")).expect("json");
+    let catalog: Value =
+        serde_json::from_str(page.eval(CATALOG).await.as_str().expect("catalog json")).expect("json");
+    (dom, catalog)
+}
+
+fn names(value: &Value) -> Vec<&str> {
+    value.as_array().expect("array").iter().map(|name| name.as_str().unwrap_or("?")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn demo_users_see_the_tools_the_demo_policy_gives_them() {
+    // (user, tasks page tools, tasks contexts, travel catalog, expense form tool)
+    type Names = &'static [&'static str];
+    let cases: [(&str, Names, Names, Names, Names); 3] = [
+        (
+            "alice",
+            &["add_task", "complete_task", "delete_task"],
+            &["task_list"],
+            &["list_destinations", "search_flights"],
+            &["submit_expense"],
+        ),
+        ("bob", &[], &[], &["book_flight", "list_destinations", "search_flights"], &["submit_expense"]),
+        ("dave", &[], &[], &[], &[]),
+    ];
+    for (user, task_tools, task_contexts, travel_tools, expense_forms) in cases {
+        let demo = gateway::demo::start(0, Some(user.into()), Shutdown::new()).await.expect("demo starts");
+        let browser = Browser::launch(&[]).await;
+        let page = browser.page().await;
+        let port = demo.port;
+
+        let (dom, catalog) = visit(&page, &format!("http://tasks.localhost:{port}/"), "tasks").await;
+        assert_eq!(names(&dom["tools"]), task_tools, "{user}: tools in the task board's HTML");
+        assert_eq!(names(&dom["contexts"]), task_contexts, "{user}: contexts in the task board's HTML");
+        assert_eq!(names(&catalog["tools"]), task_tools, "{user}: task board catalog");
+        let session = page.eval("fetch('/.toolgate/agent/session').then((r) => r.json())").await;
+        assert_eq!(session["user"]["id"], user, "the session names the signed-in user");
+        let expected_name = match user {
+            "alice" => "Alice Andersen",
+            "bob" => "Bob Berg",
+            _ => "Dave Dunn",
+        };
+        assert_eq!(session["user"]["name"], expected_name, "the display name comes from the name claim");
+        assert_eq!(session["page_tools"], !task_tools.is_empty());
+        let permissions =
+            page.eval("fetch(location.href).then((r) => r.headers.get('permissions-policy'))").await;
+        if task_tools.is_empty() {
+            assert_eq!(permissions, "tools=()", "{user}: page tools are off on the task board");
+        } else {
+            assert_eq!(permissions, Value::Null, "{user}: page tools are on on the task board");
+        }
+
+        let (_, catalog) = visit(&page, &format!("http://travel.localhost:{port}/"), "travel").await;
+        assert_eq!(names(&catalog["tools"]), travel_tools, "{user}: travel desk catalog");
+
+        let (dom, catalog) = visit(&page, &format!("http://helpdesk.localhost:{port}/"), "helpdesk").await;
+        assert_eq!(names(&dom["forms"]), ["open_ticket"], "{user}: everyone may open tickets");
+        assert_eq!(names(&catalog["tools"]), ["open_ticket"]);
+        let (_, catalog) = visit(&page, &format!("http://helpdesk.localhost:{port}/queue"), "queue").await;
+        assert_eq!(
+            names(&catalog["tools"]),
+            ["ticket_queue.filter", "ticket_queue.select", "ticket_queue.sort"],
+            "{user}: the queue component's tools"
+        );
+        assert_eq!(names(&catalog["contexts"]), ["ticket_queue.state"]);
+
+        let (dom, catalog) = visit(&page, &format!("http://expenses.localhost:{port}/"), "expenses").await;
+        assert_eq!(names(&dom["forms"]), expense_forms, "{user}: the legacy form's rule-made tool");
+        assert_eq!(names(&catalog["tools"]), expense_forms, "{user}: expenses catalog");
+        assert!(page.console_errors().is_empty(), "{user}: {:?}", page.console_errors());
+        demo.gateway.stop().await;
+    }
+}

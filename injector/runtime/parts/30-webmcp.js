@@ -1,0 +1,484 @@
+// 30-webmcp.js — WebMCP: `document.modelContext`, `navigator.modelContext`, tool forms.
+//
+// Owns the two page-facing polyfills (the current draft's `document.modelContext` and the early
+// preview's `navigator.modelContext`) and the declarative-form provider. When the browser has a
+// native implementation the runtime wraps it: pages talk to the polyfill, every registration
+// reaches the catalog, and only tools the gateway made visible are forwarded to the native API
+// (so a hidden tool never reaches a native agent). With native WebMCP, tool forms are read from
+// the native `getTools()` and executed through the native `executeTool()`; without it, through
+// `DeclarativeForms` (40-forms.js).
+
+const TOOL_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
+const WEBMCP_SOURCES = new Set(['webmcp_imperative', 'webmcp_declarative', 'form']);
+const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
+
+function readNative(read) {
+  try {
+    const value = read();
+    return value && typeof value.registerTool === 'function' ? value : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+// Read before the polyfills replace them: these are the browser's (or an earlier script's) own.
+const nativeDocumentContext = readNative(() => document.modelContext);
+const nativeNavigatorContext = readNative(() => navigator.modelContext);
+
+function fireToolEvent(target, type, toolName) {
+  const Native = type === 'toolactivated' ? window.ToolActivatedEvent
+    : type === 'toolcancel' ? window.ToolCancelEvent : null;
+  let event;
+  try {
+    event = Native ? new Native(type, { toolName }) : new Event(type);
+  } catch (error) {
+    event = new Event(type);
+  }
+  if (toolName !== undefined && event.toolName !== toolName) {
+    Object.defineProperty(event, 'toolName', { value: toolName, enumerable: true });
+  }
+  target.dispatchEvent(event);
+}
+
+function invalidState(message) {
+  return new DOMException(message, 'InvalidStateError');
+}
+
+/** A checked, JSON-copied registration, or throws what `registerTool` must reject with. */
+function registration(tool, taken) {
+  if (!tool || typeof tool !== 'object') {
+    throw new TypeError('registerTool() needs a tool object');
+  }
+  const name = String(tool.name ?? '');
+  if (!NAME_PATTERN.test(name)) {
+    throw invalidState(`invalid tool name ${JSON.stringify(name)}`);
+  }
+  if (taken(name)) {
+    throw invalidState(`a tool named ${name} is already registered`);
+  }
+  if (typeof tool.description !== 'string' || tool.description === '') {
+    throw invalidState('a tool needs a description');
+  }
+  if (typeof tool.execute !== 'function') {
+    throw new TypeError('a tool needs an execute function');
+  }
+  let inputSchema = jsonClone(EMPTY_OBJECT_SCHEMA);
+  if (tool.inputSchema !== undefined) {
+    if (tool.inputSchema === null || typeof tool.inputSchema !== 'object') {
+      throw new TypeError('inputSchema must be an object');
+    }
+    inputSchema = jsonClone(tool.inputSchema);
+  }
+  const hints = tool.annotations && typeof tool.annotations === 'object' ? tool.annotations : {};
+  return {
+    name,
+    title: typeof tool.title === 'string' ? tool.title : undefined,
+    description: tool.description,
+    inputSchema,
+    annotations: {
+      read_only: Boolean(hints.readOnlyHint),
+      consequential: Boolean(hints.consequentialHint),
+      untrusted_content: Boolean(hints.untrustedContentHint),
+    },
+    execute: tool.execute,
+  };
+}
+
+/** What the page registered through one polyfill, as catalog entries (registration order). */
+class ToolOwner extends EventTarget {
+  constructor() {
+    super();
+    this.registrations = new Map();
+  }
+
+  rawTools() {
+    return Array.from(this.registrations.values(), (entry) => ({
+      key: entry,
+      name: entry.name,
+      title: entry.title,
+      description: entry.description,
+      input_schema: entry.inputSchema,
+      annotations: entry.annotations,
+      source: 'webmcp_imperative',
+      invoke: (args, { signal }) => this.run(entry, args, signal),
+    }));
+  }
+
+  run(entry, args, signal) {
+    fireToolEvent(this, 'toolactivated', entry.name);
+    signal.addEventListener('abort', () => fireToolEvent(this, 'toolcancel', entry.name), { once: true });
+    const client = { signal, requestUserInteraction: (callback) => Promise.resolve().then(callback) };
+    return entry.execute.call(undefined, args, client);
+  }
+
+  add(entry) {
+    this.registrations.set(entry.name, entry);
+    this.changed();
+  }
+
+  remove(name, entry) {
+    if (this.registrations.get(name) === entry || (entry === undefined && this.registrations.has(name))) {
+      this.registrations.delete(name);
+      this.changed();
+    }
+  }
+
+  changed() {
+    setTimeout(() => fireToolEvent(this, 'toolchange'), 0);
+    scheduleRescan();
+  }
+
+  /** The visible WebMCP tools, shaped like the draft's `RegisteredTool` (sorted by name). */
+  getTools() {
+    return ready.then(() => this.visibleWebmcpTools());
+  }
+
+  visibleWebmcpTools() {
+    const tools = visibleTools()
+      .filter((entry) => WEBMCP_SOURCES.has(entry.raw.source))
+      .map((entry) => {
+        const tool = describeTool(entry.raw, entry.name);
+        return {
+          name: tool.name,
+          title: tool.title ?? '',
+          description: tool.description,
+          inputSchema: jsonClone(tool.input_schema),
+          annotations: {
+            readOnlyHint: tool.annotations.read_only,
+            untrustedContentHint: tool.annotations.untrusted_content,
+            consequentialHint: tool.annotations.consequential,
+            debugging: false,
+          },
+          origin: location.origin,
+          window,
+        };
+      });
+    tools.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+    return tools;
+  }
+
+  /** Runs a catalog tool through the gateway's rules; resolves to its JSON-serialised result. */
+  executeTool(tool, inputObject, options) {
+    const name = typeof tool === 'string' ? tool : tool && tool.name;
+    const signal = options && options.signal;
+    return callTool(name, inputObject === undefined ? {} : inputObject, { signal }).then((outcome) => {
+      if (outcome.ok) {
+        return JSON.stringify(outcome.result);
+      }
+      const kind = outcome.error.code === 'cancelled' ? 'AbortError'
+        : outcome.error.code === 'invalid_arguments' ? 'DataError' : 'UnknownError';
+      const error = new DOMException(`${outcome.error.code}: ${outcome.error.message}`, kind);
+      error.toolgate = outcome.error;
+      throw error;
+    });
+  }
+}
+
+for (const type of TOOL_EVENTS) {
+  const handlers = new WeakMap();
+  Object.defineProperty(ToolOwner.prototype, `on${type}`, {
+    get() {
+      return handlers.get(this)?.handler ?? null;
+    },
+    set(handler) {
+      const old = handlers.get(this);
+      if (old) {
+        this.removeEventListener(type, old.listener);
+      }
+      if (typeof handler !== 'function') {
+        handlers.delete(this);
+        return;
+      }
+      const listener = (event) => handler.call(this, event);
+      handlers.set(this, { handler, listener });
+      this.addEventListener(type, listener);
+    },
+  });
+}
+
+/** `document.modelContext`, the current draft: promise-based, unregistered by an AbortSignal. */
+class ModelContext extends ToolOwner {
+  registerTool(tool, options) {
+    let entry;
+    try {
+      entry = registration(tool, (name) => this.registrations.has(name));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const signal = options && options.signal;
+    if (signal && signal.aborted) {
+      return Promise.reject(signal.reason);
+    }
+    return new Promise((resolve, reject) => {
+      if (signal) {
+        signal.addEventListener('abort', () => {
+          this.remove(entry.name, entry);
+          reject(signal.reason);
+        }, { once: true });
+      }
+      this.add(entry);
+      setTimeout(resolve, 0);
+    });
+  }
+}
+
+/** `navigator.modelContext`, the early preview: synchronous, plus a replaceable provided set. */
+class EarlyModelContext extends ToolOwner {
+  registerTool(tool) {
+    const entry = registration(tool, (name) => this.registrations.has(name));
+    this.add(entry);
+    return { unregister: () => this.remove(entry.name, entry) };
+  }
+
+  unregisterTool(name) {
+    this.remove(String(name));
+  }
+
+  provideContext(context) {
+    const tools = context && Array.isArray(context.tools) ? context.tools : [];
+    const provided = new Map();
+    const dynamic = Array.from(this.registrations.values()).filter((entry) => !entry.provided);
+    for (const tool of tools) {
+      const entry = registration(tool, (name) => provided.has(name) || dynamic.some((other) => other.name === name));
+      entry.provided = true;
+      provided.set(entry.name, entry);
+    }
+    this.registrations = new Map([...provided, ...dynamic.map((entry) => [entry.name, entry])]);
+    this.changed();
+  }
+
+  clearContext() {
+    this.registrations = new Map();
+    this.changed();
+  }
+}
+
+const documentModelContext = new ModelContext();
+const navigatorModelContext = new EarlyModelContext();
+
+function installModelContexts() {
+  for (const [target, value] of [[document, documentModelContext], [navigator, navigatorModelContext]]) {
+    try {
+      Object.defineProperty(target, 'modelContext', { get: () => value, enumerable: true, configurable: false });
+    } catch (error) {
+      warn('cannot install the modelContext polyfill', String(error && error.message));
+    }
+  }
+  if (nativeDocumentContext) {
+    nativeDocumentContext.addEventListener('toolchange', refreshNativeForms);
+    refreshNativeForms();
+  } else if (typeof DeclarativeForms !== 'undefined') {
+    DeclarativeForms.observe(document, scheduleRescan);
+  }
+}
+
+addProvider({
+  collect() {
+    return { tools: [...documentModelContext.rawTools(), ...navigatorModelContext.rawTools(), ...formTools()] };
+  },
+});
+
+// ---- forwarding visible registrations to a native implementation -------------------------------
+
+const forwarded = new Map(); // catalog name -> {fingerprint, withdraw()}
+
+function forwardToNative(definition) {
+  if (nativeDocumentContext) {
+    const controller = new AbortController();
+    Promise.resolve()
+      .then(() => nativeDocumentContext.registerTool(definition, { signal: controller.signal }))
+      .catch((error) => warn(`native WebMCP refused ${definition.name}`, String(error && error.message)));
+    return () => controller.abort();
+  }
+  try {
+    nativeNavigatorContext.registerTool(definition);
+  } catch (error) {
+    warn(`native WebMCP refused ${definition.name}`, String(error && error.message));
+    return () => {};
+  }
+  return () => {
+    try {
+      nativeNavigatorContext.unregisterTool(definition.name);
+    } catch (error) {
+      warn(`native WebMCP kept ${definition.name}`, String(error && error.message));
+    }
+  };
+}
+
+function syncNative() {
+  if (!nativeDocumentContext && !nativeNavigatorContext) {
+    return;
+  }
+  const wanted = new Map(visibleTools()
+    .filter((entry) => entry.raw.source === 'webmcp_imperative')
+    .map((entry) => [entry.name, entry]));
+  for (const [name, copy] of forwarded) {
+    if (wanted.get(name)?.fingerprint !== copy.fingerprint) {
+      copy.withdraw();
+      forwarded.delete(name);
+    }
+  }
+  for (const [name, entry] of wanted) {
+    if (forwarded.has(name)) {
+      continue;
+    }
+    const tool = describeTool(entry.raw, name);
+    const definition = {
+      name,
+      description: tool.description,
+      inputSchema: jsonClone(tool.input_schema),
+      annotations: {
+        readOnlyHint: tool.annotations.read_only,
+        untrustedContentHint: tool.annotations.untrusted_content,
+        consequentialHint: tool.annotations.consequential,
+      },
+      // A native agent's call goes through the same checks as any other.
+      execute: (args, options) => callTool(name, args, { signal: options && options.signal }).then((outcome) => {
+        if (!outcome.ok) {
+          throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+        }
+        return outcome.result;
+      }),
+    };
+    if (tool.title) {
+      definition.title = tool.title;
+    }
+    forwarded.set(name, { fingerprint: entry.fingerprint, withdraw: forwardToNative(definition) });
+  }
+}
+
+let lastVisibleWebmcp = '';
+
+onCatalogChange(() => {
+  syncNative();
+  const signature = JSON.stringify(visibleTools()
+    .filter((entry) => WEBMCP_SOURCES.has(entry.raw.source))
+    .map((entry) => entry.fingerprint));
+  if (signature !== lastVisibleWebmcp) {
+    lastVisibleWebmcp = signature;
+    fireToolEvent(documentModelContext, 'toolchange');
+    fireToolEvent(navigatorModelContext, 'toolchange');
+  }
+});
+
+// ---- tool forms -----------------------------------------------------------------------------------
+
+let nativeFormTools = []; // the native getTools() entries that belong to a <form toolname>
+let nativeRefreshing = false;
+let nativeRefreshAgain = false;
+
+function toolForm(name) {
+  for (const form of document.querySelectorAll('form[toolname]')) {
+    if (form.getAttribute('toolname') === name) {
+      return form;
+    }
+  }
+  return null;
+}
+
+/** `form` when the proxy turned a legacy form into a tool, otherwise the page's own declaration. */
+function formSource(form) {
+  return form.getAttribute('data-toolgate-source') === 'form' ? 'form' : 'webmcp_declarative';
+}
+
+function parseNativeResult(text) {
+  if (typeof text !== 'string') {
+    return text ?? null;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return text;
+  }
+}
+
+function refreshNativeForms() {
+  if (nativeRefreshing) {
+    nativeRefreshAgain = true;
+    return;
+  }
+  nativeRefreshing = true;
+  Promise.resolve()
+    .then(() => nativeDocumentContext.getTools())
+    .then((tools) => {
+      nativeFormTools = (Array.isArray(tools) ? tools : [])
+        .filter((tool) => tool && !forwarded.has(tool.name) && toolForm(tool.name) !== null);
+    }, (error) => warn('native WebMCP getTools() failed', String(error && error.message)))
+    .then(() => {
+      nativeRefreshing = false;
+      if (nativeRefreshAgain) {
+        nativeRefreshAgain = false;
+        refreshNativeForms();
+      }
+      scheduleRescan();
+    });
+}
+
+function nativeFormTool(tool) {
+  const form = toolForm(tool.name);
+  const hints = tool.annotations || {};
+  return {
+    key: form,
+    name: tool.name,
+    title: tool.title || undefined,
+    description: tool.description || '',
+    input_schema: tool.inputSchema || jsonClone(EMPTY_OBJECT_SCHEMA),
+    annotations: {
+      read_only: Boolean(hints.readOnlyHint),
+      consequential: Boolean(hints.consequentialHint),
+      untrusted_content: Boolean(hints.untrustedContentHint),
+    },
+    source: formSource(form),
+    invoke: (args, { signal }) => nativeDocumentContext.executeTool(tool, args, { signal }).then(parseNativeResult),
+  };
+}
+
+function polyfilledFormTool(form) {
+  let described = null;
+  try {
+    described = DeclarativeForms.describe(form);
+  } catch (error) {
+    warn('a tool form could not be described', String(error && error.message));
+  }
+  if (!described) {
+    return null;
+  }
+  return {
+    key: form,
+    name: described.name,
+    title: described.title,
+    description: described.description,
+    input_schema: described.input_schema,
+    annotations: described.annotations,
+    source: formSource(form),
+    invoke: (args, { signal }) => DeclarativeForms.execute(form, args, { signal }),
+  };
+}
+
+function formTools() {
+  if (nativeDocumentContext) {
+    return nativeFormTools.filter((tool) => toolForm(tool.name) !== null).map(nativeFormTool);
+  }
+  if (typeof DeclarativeForms === 'undefined') {
+    return [];
+  }
+  return Array.from(document.querySelectorAll('form[toolname]'), polyfilledFormTool).filter(Boolean);
+}
+
+function touchesToolForm(record) {
+  const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+  if (target && target.closest && target.closest('form[toolname]')) {
+    return true;
+  }
+  if (record.type === 'attributes' && record.attributeName === 'toolname') {
+    return true;
+  }
+  return [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeType === Node.ELEMENT_NODE
+    && (node.matches('form[toolname]') || node.querySelector('form[toolname]')));
+}
+
+onMutations((records) => {
+  if (nativeDocumentContext && records.some(touchesToolForm)) {
+    refreshNativeForms();
+  }
+});

@@ -1,0 +1,283 @@
+//! Tool and context markup hidden where the element filter cannot see it: comments, raw text
+//! (`<noscript>`, `<noembed>`, `<noframes>`, `<xmp>`, and `<script>` data blocks that page
+//! scripts render, such as `text/template`) and `srcdoc` documents. Whatever the user may see,
+//! such markup is removed, because a page script or a nested document could turn it into tools.
+//!
+//! Raw text arrives in pieces, so it is scanned with an overlap and held back (up to
+//! `HOLD_LIMIT` bytes): an element whose first marker lies within that limit loses its whole
+//! content; beyond it the content is cut at the marker. Neither depends on chunk boundaries.
+
+use lol_html::html_content::ContentType;
+use lol_html::{doc_comments, send};
+
+use super::selectors::{on_element, on_text, selector};
+use super::shared::{SharedState, lock};
+
+/// Raw text held back per element before it streams with an overlap.
+const HOLD_LIMIT: usize = 64 * 1024;
+
+/// Bytes kept back between pieces so a marker split across them is still seen: the longest
+/// marker (`<context` plus the delimiter after it) is nine bytes; three more cover a UTF-8
+/// character the cut may have to avoid splitting.
+const OVERLAP: usize = 12;
+
+/// Raw-text elements whose content is always scanned.
+const RAW_TEXT: &str = "noscript, noembed, noframes, xmp";
+
+/// `type` values that make a `<script>` JavaScript (its content is code, not markup).
+const JAVASCRIPT_TYPES: [&str; 17] = [
+    "module",
+    "application/ecmascript",
+    "application/javascript",
+    "application/x-ecmascript",
+    "application/x-javascript",
+    "text/ecmascript",
+    "text/javascript",
+    "text/javascript1.0",
+    "text/javascript1.1",
+    "text/javascript1.2",
+    "text/javascript1.3",
+    "text/javascript1.4",
+    "text/javascript1.5",
+    "text/jscript",
+    "text/livescript",
+    "text/x-ecmascript",
+    "text/x-javascript",
+];
+
+/// Adds the comment, raw-text and `srcdoc` handlers.
+pub(super) fn append_handlers(
+    settings: send::Settings<'static, 'static>,
+    state: &SharedState,
+) -> send::Settings<'static, 'static> {
+    let (comments, srcdoc, script, raw, scan) = (
+        SharedState::clone(state),
+        SharedState::clone(state),
+        SharedState::clone(state),
+        SharedState::clone(state),
+        SharedState::clone(state),
+    );
+    settings
+        .append_document_content_handler(doc_comments!(move |comment| {
+            if find_marker(comment.text().as_bytes(), 0, true).is_some() {
+                comment.remove();
+                count_leak(&comments);
+            }
+            Ok(())
+        }))
+        .append_element_content_handler(on_element(selector!("[srcdoc]"), move |element| {
+            let leaks = element.get_attribute("srcdoc").is_some_and(|value| srcdoc_has_markup(&value));
+            if leaks {
+                element.remove_attribute("srcdoc");
+                count_leak(&srcdoc);
+            }
+            Ok(())
+        }))
+        .append_element_content_handler(on_element(selector!("script"), move |element| {
+            let scanned = !is_javascript(element.get_attribute("type").as_deref());
+            start_scan(&script, scanned);
+            Ok(())
+        }))
+        .append_element_content_handler(on_element(selector!(RAW_TEXT), move |_| {
+            start_scan(&raw, true);
+            Ok(())
+        }))
+        .append_element_content_handler(on_text(
+            selector!("script, noscript, noembed, noframes, xmp"),
+            move |chunk| {
+                let verdict = {
+                    let mut page = lock(&scan);
+                    let Some(filter) = page.filter.as_mut() else {
+                        return Ok(());
+                    };
+                    let Some(scanner) = filter.raw_text.as_mut() else {
+                        return Ok(());
+                    };
+                    let verdict = scanner.feed(chunk.as_str(), chunk.last_in_text_node());
+                    if verdict.leak_found {
+                        filter.counts.leaks_removed += 1;
+                    }
+                    if chunk.last_in_text_node() {
+                        filter.raw_text = None;
+                    }
+                    verdict
+                };
+                if verdict.emit.is_empty() {
+                    chunk.remove();
+                } else {
+                    // Raw text has no escaping: the held text goes back out exactly as it came in.
+                    chunk.replace(&verdict.emit, ContentType::Html);
+                }
+                Ok(())
+            },
+        ))
+}
+
+/// Scanning state of one raw-text element.
+#[derive(Debug)]
+pub(super) enum RawTextScan {
+    /// All content so far is held (content offset 0 is the buffer's start).
+    Holding(String),
+    /// Content past `HOLD_LIMIT` without a marker: only the overlap is held.
+    Streaming(String),
+    /// A marker was found: everything from it on is dropped.
+    Leaked,
+}
+
+/// What to write in place of one piece of raw text.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Verdict {
+    pub(super) emit: String,
+    pub(super) leak_found: bool,
+}
+
+impl RawTextScan {
+    fn new() -> Self {
+        Self::Holding(String::new())
+    }
+
+    /// Takes the next piece of text; `last` marks the end of the element's content.
+    pub(super) fn feed(&mut self, text: &str, last: bool) -> Verdict {
+        let keep = |emit: String| Verdict { emit, leak_found: false };
+        match self {
+            Self::Leaked => keep(String::new()),
+            Self::Holding(held) => {
+                let from = held.len().saturating_sub(OVERLAP);
+                held.push_str(text);
+                if let Some(position) = find_marker(held.as_bytes(), from, last) {
+                    // Within the limit the whole content goes; beyond it, what follows the marker.
+                    let emit =
+                        if position < HOLD_LIMIT { String::new() } else { held[..position].to_owned() };
+                    *self = Self::Leaked;
+                    return Verdict { emit, leak_found: true };
+                }
+                if last {
+                    return keep(std::mem::take(held));
+                }
+                if held.len() > HOLD_LIMIT + OVERLAP {
+                    let tail = held.split_off(floor_char_boundary(held, held.len() - OVERLAP));
+                    let emit = std::mem::replace(held, tail);
+                    *self = Self::Streaming(std::mem::take(held));
+                    return keep(emit);
+                }
+                keep(String::new())
+            }
+            Self::Streaming(carry) => {
+                carry.push_str(text);
+                if let Some(position) = find_marker(carry.as_bytes(), 0, last) {
+                    let emit = carry[..position].to_owned();
+                    *self = Self::Leaked;
+                    return Verdict { emit, leak_found: true };
+                }
+                if last {
+                    return keep(std::mem::take(carry));
+                }
+                let tail = carry.split_off(floor_char_boundary(carry, carry.len().saturating_sub(OVERLAP)));
+                keep(std::mem::replace(carry, tail))
+            }
+        }
+    }
+}
+
+/// Position of the first tool or context marker starting at or after `from`: `toolname`
+/// anywhere, or a `<tool` / `<context` tag opening (followed by whitespace, `/` or `>`, or by
+/// the end of the text when `complete`). ASCII case-insensitive.
+pub(super) fn find_marker(text: &[u8], from: usize, complete: bool) -> Option<usize> {
+    let starts_with = |at: usize, marker: &[u8]| {
+        text.get(at..at + marker.len()).is_some_and(|slice| slice.eq_ignore_ascii_case(marker))
+    };
+    let opens_tag = |at: usize, marker: &[u8]| {
+        starts_with(at, marker)
+            && match text.get(at + marker.len()) {
+                Some(next) => next.is_ascii_whitespace() || matches!(next, b'/' | b'>'),
+                None => complete,
+            }
+    };
+    (from..text.len()).find(|&at| match text[at] {
+        b'<' => opens_tag(at, b"<tool") || opens_tag(at, b"<context"),
+        b't' | b'T' => starts_with(at, b"toolname"),
+        _ => false,
+    })
+}
+
+/// Whether a `srcdoc` value holds tool markup once decoded the way the browser decodes it,
+/// and again for documents nested inside it. Decoding is deliberately generous (references
+/// without `;`, any case): this only decides what to remove.
+fn srcdoc_has_markup(value: &str) -> bool {
+    let mut text = value.to_owned();
+    for _ in 0..4 {
+        if find_marker(text.as_bytes(), 0, true).is_some() {
+            return true;
+        }
+        if !text.contains('&') {
+            return false;
+        }
+        text = decode_generously(&text);
+    }
+    find_marker(text.as_bytes(), 0, true).is_some()
+}
+
+fn decode_generously(text: &str) -> String {
+    let mut decoded = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(ampersand) = rest.find('&') {
+        decoded.push_str(&rest[..ampersand]);
+        rest = &rest[ampersand + 1..];
+        let named = [("lt", '<'), ("gt", '>'), ("amp", '&'), ("quot", '"'), ("apos", '\'')]
+            .into_iter()
+            .find(|(name, _)| rest.get(..name.len()).is_some_and(|start| start.eq_ignore_ascii_case(name)));
+        if let Some((name, character)) = named {
+            decoded.push(character);
+            rest = &rest[name.len()..];
+        } else if let Some(number) = rest.strip_prefix('#') {
+            let (radix, digits) = match number.strip_prefix(['x', 'X']) {
+                Some(hex) => (16, hex),
+                None => (10, number),
+            };
+            let length = digits.find(|c: char| !c.is_digit(radix)).unwrap_or(digits.len());
+            match u32::from_str_radix(&digits[..length.min(8)], radix).ok().and_then(char::from_u32) {
+                Some(character) if length > 0 => {
+                    decoded.push(character);
+                    rest = &digits[length..];
+                }
+                _ => decoded.push('&'),
+            }
+        } else {
+            decoded.push('&');
+            continue;
+        }
+        rest = rest.strip_prefix(';').unwrap_or(rest);
+    }
+    decoded.push_str(rest);
+    decoded
+}
+
+fn is_javascript(kind: Option<&str>) -> bool {
+    let Some(kind) = kind else {
+        return true;
+    };
+    let kind = kind.trim_matches(|c: char| c.is_ascii_whitespace());
+    kind.is_empty() || JAVASCRIPT_TYPES.iter().any(|javascript| javascript.eq_ignore_ascii_case(kind))
+}
+
+fn start_scan(state: &SharedState, scanned: bool) {
+    if let Some(filter) = lock(state).filter.as_mut() {
+        filter.raw_text = scanned.then(RawTextScan::new);
+    }
+}
+
+fn count_leak(state: &SharedState) {
+    if let Some(filter) = lock(state).filter.as_mut() {
+        filter.counts.leaks_removed += 1;
+    }
+}
+
+fn floor_char_boundary(text: &str, mut index: usize) -> usize {
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests;
