@@ -71,7 +71,9 @@ pub async fn handle(
 ) -> Response<ProxyBody> {
     let path = request.uri().path().trim_start_matches(PREFIX).to_owned();
     let answer = match (request.method().clone(), path.as_str()) {
-        (Method::GET, "session") => Ok(session::respond(gateway, site, caller)),
+        (Method::GET, "session") => {
+            Ok(session::respond(gateway, site, caller, request.uri().query().unwrap_or_default()))
+        }
         (Method::POST, "catalog") => catalog::respond(gateway, site, caller, request, request_id).await,
         (_, "session" | "catalog") => Err(ApiError::new(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -1,29 +1,33 @@
 //! `GET /.toolgate/agent/session`: who the runtime works for, its CSRF token, whether page tools
-//! are on for this user here, and the limits it must respect.
+//! are on for this user here, the limits it must respect, and which of the names it asks about
+//! (`?tool=a&tool=b&context=c`, e.g. the ones in the page it was loaded with) are visible.
 
 use super::{Caller, catalog, csrf, json};
 use crate::body::ProxyBody;
 use crate::config::Site;
 use crate::state::Gateway;
 use http::{Response, StatusCode};
+use policy::{ContextDecision, ContextName, ToolRef};
 use serde_json::json;
 
 /// How long the runtime waits for a page's tool to answer, unless a call says otherwise.
 const CALL_TIMEOUT_MS: u64 = 30_000;
 
-/// The session document.
-pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller) -> Response<ProxyBody> {
+/// The session document; `query` may name tools and contexts to decide.
+pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller, query: &str) -> Response<ProxyBody> {
     let (id, name) = match &caller.identity {
         Some(identity) => {
             (identity.user.as_str(), identity.name.as_deref().unwrap_or(identity.user.as_str()))
         }
         None => (super::ANONYMOUS, "Anonymous"),
     };
+    let tools_on = page_tools_on(gateway, site, caller);
     let body = json!({
         "user": {"id": id, "name": name},
         "site": site.id.as_str(),
         "csrf": csrf::token(gateway, site, caller),
-        "page_tools": page_tools_on(gateway, site, caller),
+        "page_tools": tools_on,
+        "visible": visible(gateway, site, caller, tools_on, query),
         "limits": {
             "catalog_bytes": catalog::MAX_CATALOG_BYTES,
             "tools": catalog::MAX_TOOLS,
@@ -32,6 +36,43 @@ pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller) -> Response<Prox
         },
     });
     json(StatusCode::OK, &body)
+}
+
+/// Of the names in `query` (`tool=` and `context=`, repeated; invalid names and names beyond
+/// the limits are ignored), the ones this user may see.
+fn visible(
+    gateway: &Gateway,
+    site: &Site,
+    caller: &Caller,
+    tools_on: bool,
+    query: &str,
+) -> serde_json::Value {
+    let (mut tools, mut contexts) = (Vec::new(), Vec::new());
+    if tools_on {
+        let view = gateway.policy.current().view(&caller.subject(), &site.id);
+        for (key, name) in url::form_urlencoded::parse(query.as_bytes()) {
+            if !catalog::valid_name(&name) {
+                continue;
+            }
+            match key.as_ref() {
+                "tool" if tools.len() < catalog::MAX_TOOLS => {
+                    if !view.tool(&ToolRef::named(name.as_ref())).0.is_deny() {
+                        tools.push(name.into_owned());
+                    }
+                }
+                "context" if contexts.len() < catalog::MAX_CONTEXTS => {
+                    if matches!(
+                        view.context(&ContextName::new(name.as_ref())).0,
+                        ContextDecision::Allow { .. }
+                    ) {
+                        contexts.push(name.into_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    json!({"tools": tools, "contexts": contexts})
 }
 
 /// Page tools are on unless the site switches them off or the policy offers this user nothing.

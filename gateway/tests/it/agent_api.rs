@@ -59,7 +59,11 @@ async fn the_catalog_answer_follows_the_policy_and_fills_the_inventory() {
     assert_eq!(session["site"], "site0");
     assert_eq!(session["page_tools"], true);
     assert_eq!(session["limits"]["catalog_bytes"], 262_144);
+    assert_eq!(session["visible"], json!({"tools": [], "contexts": []}));
     let csrf = session["csrf"].as_str().expect("csrf token");
+    let asked = "/.toolgate/agent/session?tool=add_task&tool=delete_task&tool=bad%20name&context=task_list&context=salaries";
+    let answer = send(gateway.address, harness::get("tasks.test", asked)).await;
+    assert_eq!(json_of(&answer)["visible"], json!({"tools": ["add_task"], "contexts": ["task_list"]}));
 
     let answer = send(gateway.address, catalog_request("tasks.test", csrf, report("Add a task"))).await;
     assert_eq!(answer.status, 200, "{}", answer.text());
