@@ -20,6 +20,7 @@ const RUNTIME_SOURCE: &str = concat!(
     include_str!("../runtime/parts/10-schema.js"),
     include_str!("../runtime/parts/20-voix.js"),
     include_str!("../runtime/parts/30-webmcp.js"),
+    include_str!("../runtime/parts/40-forms.js"),
     include_str!("../runtime/parts/50-ci4a.js"),
     include_str!("../runtime/parts/90-start.js"),
     "\n})();\n",
@@ -111,6 +112,7 @@ mod tests {
             "// 10-schema.js",
             "// 20-voix.js",
             "// 30-webmcp.js",
+            "// 40-forms.js",
             "// 50-ci4a.js",
             "// 90-start.js",
         ];

@@ -56,6 +56,12 @@ pub async fn serve(app: Arc<dyn DemoApp>, listener: TcpListener, shutdown: impl 
                 async move {
                     let (parts, body) = request.into_parts();
                     let response = match Limited::new(body, MAX_BODY).collect().await {
+                        // No demo app has an icon; say so without an error in the console.
+                        Ok(_) if parts.uri.path() == "/favicon.ico" => {
+                            let mut response = Response::new(body::empty());
+                            *response.status_mut() = StatusCode::NO_CONTENT;
+                            response
+                        }
                         Ok(collected) => app.respond(
                             &parts.method,
                             parts.uri.path(),

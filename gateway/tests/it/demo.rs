@@ -102,7 +102,49 @@ async fn demo_users_see_the_tools_the_demo_policy_gives_them() {
         let (dom, catalog) = visit(&page, &format!("http://expenses.localhost:{port}/"), "expenses").await;
         assert_eq!(names(&dom["forms"]), expense_forms, "{user}: the legacy form's rule-made tool");
         assert_eq!(names(&catalog["tools"]), expense_forms, "{user}: expenses catalog");
-        assert!(page.console_errors().is_empty(), "{user}: {:?}", page.console_errors());
+        // Chromium 156 knows the `tools` permission but reports it as an origin-trial feature
+        // when a document turns it off; that report is expected where page tools are off.
+        let errors: Vec<String> = page
+            .console_errors()
+            .into_iter()
+            .filter(|error| !(task_tools.is_empty() && error.contains("feature not enabled: 'tools'")))
+            .collect();
+        assert!(errors.is_empty(), "{user}: {errors:?}");
         demo.gateway.stop().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_in_every_demo_dialect_run_their_page_handlers() {
+    let demo = gateway::demo::start(0, Some("alice".into()), Shutdown::new()).await.expect("demo starts");
+    let browser = Browser::launch(&[]).await;
+    let page = browser.page().await;
+    let port = demo.port;
+    let call = |name: &str, args: &str| format!("window.__toolgate__.call('{name}', {args})");
+
+    visit(&page, &format!("http://tasks.localhost:{port}/"), "tasks").await;
+    let added = page.eval(&call("add_task", "{title: 'Water the plants'}")).await;
+    assert_eq!(added["ok"], true, "{added}");
+    assert!(added["result"]["tasks"].to_string().contains("Water the plants"), "{added}");
+    let context = page.eval("window.__toolgate__.catalog().contexts[0].text").await;
+    assert!(
+        context.as_str().unwrap_or_default().contains("Water the plants"),
+        "the context follows the page"
+    );
+    let refused = page.eval(&call("add_task", "{}")).await;
+    assert_eq!(refused["error"]["code"], "invalid_arguments", "{refused}");
+
+    visit(&page, &format!("http://travel.localhost:{port}/"), "travel").await;
+    let flights = page.eval(&call("search_flights", "{from: 'Berlin', to: 'London'}")).await;
+    assert_eq!(flights["ok"], true, "{flights}");
+    assert!(flights["result"].to_string().contains("TG101"), "{flights}");
+    let hidden = page.eval(&call("book_flight", "{flight: 'TG101', date: '2026-12-01'}")).await;
+    assert_eq!(hidden["error"]["code"], "hidden_by_policy", "alice may not book: {hidden}");
+
+    visit(&page, &format!("http://helpdesk.localhost:{port}/queue"), "queue").await;
+    let filtered = page.eval(&call("ticket_queue.filter", "{category: 'software'}")).await;
+    assert_eq!(filtered["result"]["shown"], serde_json::json!([2]), "{filtered}");
+    let state = page.eval("window.__toolgate__.catalog().contexts[0].text").await;
+    assert!(state.as_str().unwrap_or_default().contains("software"), "{state}");
+    demo.gateway.stop().await;
 }

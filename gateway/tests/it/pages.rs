@@ -48,7 +48,11 @@ async fn injected_at_head_start_else_body_start_else_document_end() {
         let page = answer.text();
         assert_eq!(count_injections(&page), 1, "{page}");
         assert!(page.contains(expected), "expected {expected:?} in {page}");
-        assert!(page.contains("defer></script>"), "{page}");
+        // A blocking script: it must run before the page's own scripts.
+        let tag_end =
+            page[page.find(&harness::runtime_tag_prefix()).unwrap_or(0)..].find("></script>").unwrap_or(0);
+        let tag = &page[page.find(&harness::runtime_tag_prefix()).unwrap_or(0)..][..tag_end];
+        assert!(!tag.contains("defer") && !tag.contains("async"), "{tag}");
         let without_tag = remove_injection(&page);
         assert_eq!(without_tag, input, "nothing but the tag changes");
     }

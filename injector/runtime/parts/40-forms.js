@@ -47,18 +47,9 @@ const DeclarativeForms = (() => {
 
   function describe(form) {
     const found = readForm(form);
-    if (found === null) {
-      return null;
-    }
-    const described = { name: found.name };
-    if (found.title) {
-      described.title = found.title;
-    }
-    described.description = found.description;
-    described.input_schema = found.schema;
-    described.annotations = { read_only: false, consequential: false, untrusted_content: false };
-    described.autosubmit = found.autosubmit;
-    return described;
+    return found && { name: found.name, ...(found.title ? { title: found.title } : {}), description: found.description,
+      input_schema: found.schema, annotations: { read_only: false, consequential: false, untrusted_content: false },
+      autosubmit: found.autosubmit };
   }
 
   /** The tool a form declares (attributes, fields, schema), or null when it declares none. */
@@ -93,14 +84,9 @@ const DeclarativeForms = (() => {
     for (const control of controlsOf(form).filter(isDataControl)) {
       groups.set(control.name, [...(groups.get(control.name) || []), control]);
     }
-    const fields = [];
-    for (const [name, controls] of groups) {
-      const kind = fieldKind(controls);
-      if (kind !== null) {
-        fields.push({ name, kind, controls, schema: fieldSchema(kind, controls) });
-      }
-    }
-    return fields;
+    return Array.from(groups, ([name, controls]) => ({ name, controls, kind: fieldKind(controls) }))
+      .filter((field) => field.kind !== null)
+      .map((field) => ({ ...field, schema: fieldSchema(field.kind, field.controls) }));
   }
 
   function isDataControl(control) {
@@ -258,28 +244,28 @@ const DeclarativeForms = (() => {
     const signal = options && options.signal;
     return new Promise((resolve, reject) => {
       if (signal && signal.aborted) {
-        throw toolError('cancelled', 'the call was cancelled before it started');
+        throw new ToolCallError('cancelled', 'the call was cancelled before it started');
       }
       const tool = readForm(form);
       if (tool === null) {
-        throw toolError('unknown_tool', 'the form no longer declares a tool');
+        throw new ToolCallError('unknown_tool', 'the form no longer declares a tool');
       }
       const problems = checkArguments(tool.schema, args);
       if (problems.length > 0) {
-        throw toolError('invalid_arguments', 'the arguments do not match the form', problems);
+        throw new ToolCallError('invalid_arguments', 'the arguments do not match the form', problems);
       }
       const submitter = defaultButton(form);
       if (!tool.autosubmit && submitter === null) {
-        throw toolError('page_error',
+        throw new ToolCallError('page_error',
           'No submit button was found, but for a form without `toolautosubmit`, there must be a submit button');
       }
       const rejected = fill(form, tool, args);
       if (rejected.length > 0) {
-        throw toolError('invalid_arguments', 'the form does not accept these values', rejected);
+        throw new ToolCallError('invalid_arguments', 'the form does not accept these values', rejected);
       }
       const previous = running.get(form);
       if (previous) {
-        previous.finish(toolError('cancelled', 'a newer call on the same form replaced this one'));
+        previous.finish(new ToolCallError('cancelled', 'a newer call on the same form replaced this one'));
       }
       const run = startRun(form, tool, signal, resolve, reject);
       setTimeout(() => fireToolEvent('toolactivated', tool.name), 0);
@@ -290,10 +276,10 @@ const DeclarativeForms = (() => {
       try {
         requestSubmit.call(form, submitter || undefined);
       } catch (error) {
-        run.finish(toolError('page_error', String(error && error.message)));
+        run.finish(new ToolCallError('page_error', String(error && error.message)));
       }
       if (!run.event) {
-        run.finish(toolError('page_error', 'the form was not submitted'));
+        run.finish(new ToolCallError('page_error', 'the form was not submitted'));
       }
     });
   }
@@ -335,7 +321,7 @@ const DeclarativeForms = (() => {
       saved.forEach(restoreControl);
       return problems;
     }
-    const changed = saved.filter((before) => !sameState(before, saveControl(before.control)));
+    const changed = saved.filter((before) => JSON.stringify(before.state) !== JSON.stringify(saveControl(before.control).state));
     dispatchChanges(changed);
     const checked = tool.autosubmit ? controlsOf(form) : fields.flatMap((field) => field.controls);
     for (const control of checked) {
@@ -383,17 +369,11 @@ const DeclarativeForms = (() => {
     return { control, state };
   }
 
-  function sameState(left, right) {
-    return JSON.stringify(left.state) === JSON.stringify(right.state);
-  }
-
   function restoreControl({ control, state }) {
     if (control.tagName === 'SELECT') {
       Array.from(control.options).forEach((option, index) => { option.selected = state[index]; });
-    } else if (control.type === 'checkbox' || control.type === 'radio') {
-      control.checked = state;
     } else {
-      control.value = state;
+      control[control.type === 'checkbox' || control.type === 'radio' ? 'checked' : 'value'] = state;
     }
   }
 
@@ -420,7 +400,7 @@ const DeclarativeForms = (() => {
   // ---- an execution in progress: the submit event, respondWith, cancellation --------------------
 
   function startRun(form, tool, signal, resolve, reject) {
-    const cancel = (message) => run.finish(toolError('cancelled', message));
+    const cancel = (message) => run.finish(new ToolCallError('cancelled', message));
     const watcher = new MutationObserver(() => {
       if (!connected.call(form)) {
         cancel('the form was removed from the page');
@@ -489,9 +469,9 @@ const DeclarativeForms = (() => {
   function settle(run, event) {
     if (run.response) {
       run.response.then((value) => run.finish(null, value === undefined ? null : value), (reason) => run.finish(
-        toolError('page_error', `respondWith promise was rejected${reason && reason.message ? `: ${reason.message}` : ''}`)));
+        new ToolCallError('page_error', `respondWith promise was rejected${reason && reason.message ? `: ${reason.message}` : ''}`)));
     } else if (event.defaultPrevented) {
-      run.finish(toolError('page_error', "The site has a programming error: it called preventDefault() on the 'submit' "
+      run.finish(new ToolCallError('page_error', "The site has a programming error: it called preventDefault() on the 'submit' "
         + 'event, without also calling respondWith() with the tool result'));
     } else {
       // The submission navigates (or targets another frame): say so while the page still runs.
@@ -521,10 +501,6 @@ const DeclarativeForms = (() => {
     const event = new Event(type);
     Object.defineProperty(event, 'toolName', { value: toolName, enumerable: true });
     target.dispatchEvent(event);
-  }
-
-  function toolError(code, message, details) {
-    return new ToolCallError(code, message, details);
   }
 
   // ---- observing changes ---------------------------------------------------------------------------

@@ -38,7 +38,7 @@ fn settings() -> PageSettings {
     }
 }
 
-const SCRIPT: &str = r#"<script src="/r.js" integrity="sha384-T" nonce="n" defer></script>"#;
+const SCRIPT: &str = r#"<script src="/r.js" integrity="sha384-T" nonce="n"></script>"#;
 
 fn run(input: &[u8], page: &PagePolicy, size: usize) -> Result<(Vec<u8>, PageSummary), RewriteError> {
     let mut rewriter = PageRewriter::filtered(settings(), page.clone());

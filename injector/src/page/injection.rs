@@ -17,9 +17,14 @@ use super::attribute_text::escape;
 const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
 /// The `<script>` element that loads the runtime, with every attribute value escaped.
+///
+/// It is a classic blocking script on purpose (no `defer`, no `async`): placed first, it runs
+/// before any of the page's own scripts, so the WebMCP polyfill (`document.modelContext`,
+/// `navigator.modelContext`) and `window.__ci4a__` exist when inline page scripts register their
+/// tools. Its URL is content-hashed and cached immutably, so the block costs one fetch per build.
 pub(super) fn script_tag(src: &str, integrity: &str, nonce: &str) -> String {
     format!(
-        r#"<script src="{}" integrity="{}" nonce="{}" defer></script>"#,
+        r#"<script src="{}" integrity="{}" nonce="{}"></script>"#,
         escape(src),
         escape(integrity),
         escape(nonce)
@@ -76,7 +81,7 @@ mod tests {
     fn script_tag_escapes_every_value() {
         assert_eq!(
             script_tag("/r.js?a=1&b=2", "sha384-x\"y", "n<'>"),
-            r#"<script src="/r.js?a=1&amp;b=2" integrity="sha384-x&quot;y" nonce="n&lt;&#39;&gt;" defer></script>"#
+            r#"<script src="/r.js?a=1&amp;b=2" integrity="sha384-x&quot;y" nonce="n&lt;&#39;&gt;"></script>"#
         );
     }
 }

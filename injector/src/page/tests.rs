@@ -13,7 +13,7 @@ fn settings() -> PageSettings {
     }
 }
 
-const SCRIPT: &str = r#"<script src="/.toolgate/runtime.0123456789abcdef.js" integrity="sha384-TEST" nonce="dG9vbGdhdGU=" defer></script>"#;
+const SCRIPT: &str = r#"<script src="/.toolgate/runtime.0123456789abcdef.js" integrity="sha384-TEST" nonce="dG9vbGdhdGU="></script>"#;
 
 fn rewrite(settings: PageSettings, chunks: &[&[u8]]) -> (Vec<u8>, Outcome) {
     let mut rewriter = PageRewriter::new(settings);

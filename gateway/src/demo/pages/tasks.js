@@ -31,15 +31,16 @@ function answer(tool, promise) {
   );
 }
 
-document.querySelector('tool[name="add_task"]').addEventListener("call", (event) => {
-  answer(event.target, api("/api/tasks", { title: String(event.detail.title || "") }));
-});
-document.querySelector('tool[name="complete_task"]').addEventListener("call", (event) => {
-  answer(event.target, api("/api/tasks/done", { id: Number(event.detail.id) }));
-});
-document.querySelector('tool[name="delete_task"]').addEventListener("call", (event) => {
-  answer(event.target, api("/api/tasks/delete", { id: Number(event.detail.id) }));
-});
+// The gateway removes the tools this user's agent may not use, so any of them may be missing.
+const handlers = {
+  add_task: (detail) => api("/api/tasks", { title: String(detail.title || "") }),
+  complete_task: (detail) => api("/api/tasks/done", { id: Number(detail.id) }),
+  delete_task: (detail) => api("/api/tasks/delete", { id: Number(detail.id) }),
+};
+for (const [name, handle] of Object.entries(handlers)) {
+  const tool = document.querySelector(`tool[name="${name}"]`);
+  if (tool) tool.addEventListener("call", (event) => answer(event.target, handle(event.detail || {})));
+}
 
 document.getElementById("add-form").addEventListener("submit", (event) => {
   event.preventDefault();
