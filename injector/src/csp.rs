@@ -5,6 +5,7 @@
 //! the script is allowed while everything else the site restricts stays restricted. Pure string
 //! work: no HTTP types, no randomness (the caller brings a fresh nonce).
 
+mod connect;
 mod location;
 mod policy;
 mod source;
@@ -130,8 +131,17 @@ fn rewrite(
     script_url: &str,
     script: Option<&ScriptLocation>,
 ) -> String {
-    let edits: Vec<Edit> =
-        policies.iter().filter_map(|policy| edit_for(policy, nonce, script_url, script)).flatten().collect();
+    let agent_url = connect::agent_url(script_url).filter(|url| is_safe_source_text(url));
+    let agent = agent_url.as_deref().and_then(ScriptLocation::parse);
+    let mut edits: Vec<Edit> = Vec::new();
+    for policy in policies {
+        edits.extend(edit_for(policy, nonce, script_url, script).into_iter().flatten());
+        if let Some(agent_url) = &agent_url {
+            edits.extend(connect::edits(policy, agent_url, agent.as_ref()).into_iter().flatten());
+        }
+    }
+    // Script and connect edits touch different directives; apply them in text order.
+    edits.sort_by_key(|edit| edit.start);
     apply(value, &edits)
 }
 

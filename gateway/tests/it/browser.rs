@@ -94,7 +94,7 @@ async fn demo_pages_run_the_runtime_with_zero_csp_violations() {
 type Headers = &'static [(&'static str, &'static str)];
 
 /// Pages whose own inline script is allowed by their policy; the gateway must keep it so.
-const VARIANTS: [(&str, Headers, &str); 6] = [
+const VARIANTS: [(&str, Headers, &str); 8] = [
     (
         "self",
         &[("content-security-policy", "script-src 'self'")],
@@ -124,6 +124,17 @@ const VARIANTS: [(&str, Headers, &str); 6] = [
             ("content-security-policy", "script-src 'nonce-r4nd0m' 'unsafe-inline'"),
             ("content-security-policy", "default-src 'self' 'unsafe-inline'"),
         ],
+        "<html><head></head><body><script nonce=\"r4nd0m\">MARK</script></body></html>",
+    ),
+    (
+        // Nothing allowed by default: the runtime's own calls to the agent API must still work.
+        "default-none",
+        &[("content-security-policy", "default-src 'none'; script-src 'nonce-r4nd0m'")],
+        "<html><head></head><body><script nonce=\"r4nd0m\">MARK</script></body></html>",
+    ),
+    (
+        "connect-none",
+        &[("content-security-policy", "connect-src 'none'; script-src 'self' 'nonce-r4nd0m'")],
         "<html><head></head><body><script nonce=\"r4nd0m\">MARK</script></body></html>",
     ),
     (

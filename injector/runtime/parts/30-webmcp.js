@@ -266,6 +266,15 @@ function installModelContexts() {
   }
   if (nativeDocumentContext) {
     nativeDocumentContext.addEventListener('toolchange', refreshNativeForms);
+    // The page listens on the polyfill; a native form execution is announced there too (a
+    // forwarded imperative tool announces its own, from ToolOwner.run).
+    for (const type of ['toolactivated', 'toolcancel']) {
+      nativeDocumentContext.addEventListener(type, (event) => {
+        if (!forwarded.has(event.toolName)) {
+          fireToolEvent(documentModelContext, type, event.toolName);
+        }
+      });
+    }
     refreshNativeForms();
   } else if (typeof DeclarativeForms !== 'undefined') {
     DeclarativeForms.observe(document, scheduleRescan);

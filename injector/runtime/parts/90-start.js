@@ -13,12 +13,17 @@ let postTimer = null;
 let posting = false;
 let postAgain = false;
 let failedPosts = 0;
+let lastDecidedBody = null; // the last body the gateway answered
+
+// Taken before any page script runs, so a page that replaces its fetch function cannot answer for the
+// gateway.
+const gatewayFetch = window.fetch.bind(window);
 
 async function fetchJson(url, init) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
   try {
-    const response = await fetch(url, {
+    const response = await gatewayFetch(url, {
       credentials: 'same-origin',
       cache: 'no-store',
       redirect: 'error',
@@ -102,14 +107,20 @@ async function postCatalog() {
     postAgain = true;
     return;
   }
-  posting = true;
   const { body, fingerprints, overLimit } = catalogBody();
+  const text = JSON.stringify(body);
   core.overLimit = overLimit;
+  // A rescan that changed nothing the gateway decides on (a context's text, say) needs no POST.
+  if (text === lastDecidedBody) {
+    changed();
+    return;
+  }
+  posting = true;
   try {
     const answer = await fetchJson(CATALOG_URL, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Toolgate-CSRF': core.csrf },
-      body: JSON.stringify(body),
+      body: text,
     });
     for (const kind of ['tool', 'context']) {
       for (const item of (answer && answer[`${kind}s`]) || []) {
@@ -124,6 +135,7 @@ async function postCatalog() {
       }
     }
     failedPosts = 0;
+    lastDecidedBody = text;
   } catch (error) {
     // Fail closed: what was posted stays hidden (pending) until a later POST succeeds.
     warn('the gateway did not decide the catalog', String(error && error.message));

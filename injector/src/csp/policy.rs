@@ -11,6 +11,8 @@ use super::source::Source;
 #[derive(Debug)]
 pub(super) struct Policy<'text> {
     directives: Vec<Directive<'text>>,
+    /// Offset just past the policy's last byte (before the `,` that ends it, if any).
+    end: usize,
 }
 
 /// One directive: a name and its source tokens, each with its offset in the whole value.
@@ -41,8 +43,13 @@ impl<'text> Policy<'text> {
         ["script-src-elem", "script-src", "default-src"].iter().find_map(|wanted| self.directive(wanted))
     }
 
+    /// Offset where a new directive can be appended (`; name …`).
+    pub(super) fn end(&self) -> usize {
+        self.end
+    }
+
     /// The first directive with this name: CSP3 ignores later duplicates.
-    fn directive(&self, wanted: &str) -> Option<&Directive<'text>> {
+    pub(super) fn directive(&self, wanted: &str) -> Option<&Directive<'text>> {
         self.directives.iter().find(|directive| directive.name.eq_ignore_ascii_case(wanted))
     }
 }
@@ -77,7 +84,7 @@ fn parse_policy(text: &str, offset: usize) -> Policy<'_> {
             })
         })
         .collect();
-    Policy { directives }
+    Policy { directives, end: offset + text.len() }
 }
 
 /// Splits `text` on `separator`, yielding each piece with its absolute offset.

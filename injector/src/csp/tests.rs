@@ -34,7 +34,9 @@ fn policy_without_script_directives_is_untouched() {
 
 #[test]
 fn self_allows_the_script() {
-    let input = [header("default-src 'none'; script-src 'SELF' https://cdn.example")];
+    let input = [header(
+        "default-src 'none'; script-src 'SELF' https://cdn.example; connect-src https://tasks.corp.example/.toolgate/agent/",
+    )];
     let plan = plan_csp(&input, FRESH, URL);
     assert_eq!(plan.headers, input);
     assert_eq!(plan.nonce, FRESH);
@@ -95,8 +97,12 @@ fn two_headers_with_different_nonces_both_get_the_fresh_nonce() {
 
 #[test]
 fn shared_nonce_across_headers_is_reused() {
-    let input =
-        [header("script-src 'nonce-shared' 'nonce-one'"), header("default-src 'nonce-two' 'nonce-shared'")];
+    let input = [
+        header("script-src 'nonce-shared' 'nonce-one'"),
+        header(
+            "default-src 'nonce-two' 'nonce-shared'; connect-src https://tasks.corp.example/.toolgate/agent/",
+        ),
+    ];
     let plan = plan_csp(&input, FRESH, URL);
     assert_eq!(plan.nonce, "shared");
     assert_eq!(plan.headers, input);
@@ -113,7 +119,12 @@ fn policy_allowing_by_self_does_not_block_nonce_reuse() {
 #[test]
 fn default_src_only_gets_the_nonce() {
     let plan = plan_csp(&[header("default-src https://cdn.example; img-src *")], FRESH, URL);
-    assert_eq!(values(&plan), ["default-src https://cdn.example 'nonce-RnJlc2hOb25jZQ=='; img-src *"]);
+    assert_eq!(
+        values(&plan),
+        [
+            "default-src https://cdn.example 'nonce-RnJlc2hOb25jZQ=='; img-src *; connect-src https://cdn.example https://tasks.corp.example/.toolgate/agent/"
+        ]
+    );
 }
 
 #[test]
@@ -122,7 +133,10 @@ fn none_is_replaced_not_joined() {
     assert_eq!(values(&plan), ["script-src 'nonce-RnJlc2hOb25jZQ=='; style-src 'self'"]);
 
     let plan = plan_csp(&[header("default-src 'NONE' 'none'")], FRESH, URL);
-    assert_eq!(values(&plan), ["default-src 'nonce-RnJlc2hOb25jZQ==' "]);
+    assert_eq!(
+        values(&plan),
+        ["default-src 'nonce-RnJlc2hOb25jZQ==' ; connect-src https://tasks.corp.example/.toolgate/agent/"]
+    );
 }
 
 #[test]
@@ -166,13 +180,18 @@ fn several_policies_in_one_header_are_handled_separately() {
     let plan = plan_csp(&[header("script-src 'unsafe-inline',default-src 'none' ; img-src *")], FRESH, URL);
     assert_eq!(
         values(&plan),
-        [format!("script-src 'unsafe-inline' {URL},default-src 'nonce-RnJlc2hOb25jZQ==' ; img-src *")]
+        [format!(
+            "script-src 'unsafe-inline' {URL},default-src 'nonce-RnJlc2hOb25jZQ==' ; img-src *; \
+             connect-src https://tasks.corp.example/.toolgate/agent/"
+        )]
     );
 }
 
 #[test]
 fn case_variations_are_recognized() {
-    let input = [header("SCRIPT-SRC 'Nonce-AbC' 'STRICT-DYNAMIC'; Default-Src 'None'")];
+    let input = [header(
+        "SCRIPT-SRC 'Nonce-AbC' 'STRICT-DYNAMIC'; Default-Src 'None'; connect-src https://tasks.corp.example/.toolgate/agent/",
+    )];
     let plan = plan_csp(&input, FRESH, URL);
     assert_eq!(plan.nonce, "AbC");
     assert_eq!(plan.headers, input);
@@ -218,4 +237,31 @@ fn allow_in_policy_uses_the_given_nonce() {
         format!("script-src 'unsafe-inline' {URL}")
     );
     assert_eq!(allow_in_policy("img-src 'none'", "ours", URL), "img-src 'none'");
+}
+
+#[test]
+fn the_agent_api_is_reachable_under_connect_restrictions() {
+    let agent = "https://tasks.corp.example/.toolgate/agent/";
+    // connect-src that already admits the origin, or no restriction at all: untouched.
+    for untouched in ["connect-src 'self'", "connect-src https:", "script-src 'self'", "img-src *"] {
+        assert_eq!(values(&plan_csp(&[header(untouched)], FRESH, URL)), [untouched]);
+    }
+    let plan = plan_csp(&[header("connect-src https://api.example")], FRESH, URL);
+    assert_eq!(values(&plan), [format!("connect-src https://api.example {agent}")]);
+    let plan = plan_csp(&[header("connect-src 'none' 'none'; script-src 'self'")], FRESH, URL);
+    assert_eq!(values(&plan), [format!("connect-src {agent} ; script-src 'self'")]);
+    // Only default-src restricts connections: a new connect-src with its location sources.
+    let plan = plan_csp(&[report_only("default-src 'self' https://cdn.example 'unsafe-eval'")], FRESH, URL);
+    assert_eq!(
+        values(&plan),
+        [format!("default-src 'self' https://cdn.example 'unsafe-eval'")],
+        "'self' already admits the agent API"
+    );
+    let plan = plan_csp(&[header("default-src https://cdn.example 'nonce-abc'")], FRESH, URL);
+    assert_eq!(
+        values(&plan),
+        [format!("default-src https://cdn.example 'nonce-abc'; connect-src https://cdn.example {agent}")]
+    );
+    // The same for a <meta> policy.
+    assert_eq!(allow_in_policy("connect-src 'none'", FRESH, URL), format!("connect-src {agent}"));
 }
