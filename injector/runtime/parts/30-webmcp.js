@@ -1,29 +1,14 @@
-// 30-webmcp.js — WebMCP: `document.modelContext`, `navigator.modelContext`, tool forms.
+// 30-webmcp.js — WebMCP: the `document.modelContext` and `navigator.modelContext` polyfills.
 //
 // Owns the two page-facing polyfills (the current draft's `document.modelContext` and the early
-// preview's `navigator.modelContext`) and the declarative-form provider. When the browser has a
-// native implementation the runtime wraps it: pages talk to the polyfill, every registration
-// reaches the catalog, and only tools the gateway made visible are forwarded to the native API
-// (so a hidden tool never reaches a native agent). With native WebMCP, tool forms are read from
-// the native `getTools()` and executed through the native `executeTool()`; without it, through
-// `DeclarativeForms` (40-forms.js).
+// preview's `navigator.modelContext`): checking and copying registrations, running them, their
+// events, and the WebMCP catalog provider. Pages always talk to the polyfill, also when the
+// browser has a native implementation; 35-native.js wraps that implementation and provides the
+// tool forms.
 
 const TOOL_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
 const WEBMCP_SOURCES = new Set(['webmcp_imperative', 'webmcp_declarative', 'form']);
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
-
-function readNative(read) {
-  try {
-    const value = read();
-    return value && typeof value.registerTool === 'function' ? value : null;
-  } catch (error) {
-    return null;
-  }
-}
-
-// Read before the polyfills replace them: these are the browser's (or an earlier script's) own.
-const nativeDocumentContext = readNative(() => document.modelContext);
-const nativeNavigatorContext = readNative(() => navigator.modelContext);
 
 function fireToolEvent(target, type, toolName) {
   const Native = type === 'toolactivated' ? window.ToolActivatedEvent
@@ -264,21 +249,7 @@ function installModelContexts() {
       warn('cannot install the modelContext polyfill', String(error && error.message));
     }
   }
-  if (nativeDocumentContext) {
-    nativeDocumentContext.addEventListener('toolchange', refreshNativeForms);
-    // The page listens on the polyfill; a native form execution is announced there too (a
-    // forwarded imperative tool announces its own, from ToolOwner.run).
-    for (const type of ['toolactivated', 'toolcancel']) {
-      nativeDocumentContext.addEventListener(type, (event) => {
-        if (!forwarded.has(event.toolName)) {
-          fireToolEvent(documentModelContext, type, event.toolName);
-        }
-      });
-    }
-    refreshNativeForms();
-  } else if (typeof DeclarativeForms !== 'undefined') {
-    DeclarativeForms.observe(document, scheduleRescan);
-  }
+  connectToolForms();
 }
 
 addProvider({
@@ -287,77 +258,9 @@ addProvider({
   },
 });
 
-// ---- forwarding visible registrations to a native implementation -------------------------------
-
-const forwarded = new Map(); // catalog name -> {fingerprint, withdraw()}
-
-function forwardToNative(definition) {
-  if (nativeDocumentContext) {
-    const controller = new AbortController();
-    Promise.resolve()
-      .then(() => nativeDocumentContext.registerTool(definition, { signal: controller.signal }))
-      .catch((error) => warn(`native WebMCP refused ${definition.name}`, String(error && error.message)));
-    return () => controller.abort();
-  }
-  try {
-    nativeNavigatorContext.registerTool(definition);
-  } catch (error) {
-    warn(`native WebMCP refused ${definition.name}`, String(error && error.message));
-    return () => {};
-  }
-  return () => {
-    try {
-      nativeNavigatorContext.unregisterTool(definition.name);
-    } catch (error) {
-      warn(`native WebMCP kept ${definition.name}`, String(error && error.message));
-    }
-  };
-}
-
-function syncNative() {
-  if (!nativeDocumentContext && !nativeNavigatorContext) {
-    return;
-  }
-  const wanted = new Map(visibleTools()
-    .filter((entry) => entry.raw.source === 'webmcp_imperative')
-    .map((entry) => [entry.name, entry]));
-  for (const [name, copy] of forwarded) {
-    if (wanted.get(name)?.fingerprint !== copy.fingerprint) {
-      copy.withdraw();
-      forwarded.delete(name);
-    }
-  }
-  for (const [name, entry] of wanted) {
-    if (forwarded.has(name)) {
-      continue;
-    }
-    const tool = describeTool(entry.raw, name);
-    const definition = {
-      name,
-      description: tool.description,
-      inputSchema: jsonClone(tool.input_schema),
-      annotations: {
-        readOnlyHint: tool.annotations.read_only,
-        untrustedContentHint: tool.annotations.untrusted_content,
-        consequentialHint: tool.annotations.consequential,
-      },
-      // A native agent's call goes through the same checks as any other.
-      execute: (args, options) => callTool(name, args, { signal: options && options.signal }).then((outcome) => {
-        if (!outcome.ok) {
-          throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
-        }
-        return outcome.result;
-      }),
-    };
-    if (tool.title) {
-      definition.title = tool.title;
-    }
-    forwarded.set(name, { fingerprint: entry.fingerprint, withdraw: forwardToNative(definition) });
-  }
-}
-
 let lastVisibleWebmcp = '';
 
+// Forward what is visible now to a native implementation (35-native.js), then tell the page.
 onCatalogChange(() => {
   syncNative();
   const signature = JSON.stringify(visibleTools()
@@ -367,127 +270,5 @@ onCatalogChange(() => {
     lastVisibleWebmcp = signature;
     fireToolEvent(documentModelContext, 'toolchange');
     fireToolEvent(navigatorModelContext, 'toolchange');
-  }
-});
-
-// ---- tool forms -----------------------------------------------------------------------------------
-
-let nativeFormTools = []; // the native getTools() entries that belong to a <form toolname>
-let nativeRefreshing = false;
-let nativeRefreshAgain = false;
-
-function toolForm(name) {
-  for (const form of document.querySelectorAll('form[toolname]')) {
-    if (form.getAttribute('toolname') === name) {
-      return form;
-    }
-  }
-  return null;
-}
-
-/** `form` when the proxy turned a legacy form into a tool, otherwise the page's own declaration. */
-function formSource(form) {
-  return form.getAttribute('data-toolgate-source') === 'form' ? 'form' : 'webmcp_declarative';
-}
-
-function parseNativeResult(text) {
-  if (typeof text !== 'string') {
-    return text ?? null;
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    return text;
-  }
-}
-
-function refreshNativeForms() {
-  if (nativeRefreshing) {
-    nativeRefreshAgain = true;
-    return;
-  }
-  nativeRefreshing = true;
-  Promise.resolve()
-    .then(() => nativeDocumentContext.getTools())
-    .then((tools) => {
-      nativeFormTools = (Array.isArray(tools) ? tools : [])
-        .filter((tool) => tool && !forwarded.has(tool.name) && toolForm(tool.name) !== null);
-    }, (error) => warn('native WebMCP getTools() failed', String(error && error.message)))
-    .then(() => {
-      nativeRefreshing = false;
-      if (nativeRefreshAgain) {
-        nativeRefreshAgain = false;
-        refreshNativeForms();
-      }
-      scheduleRescan();
-    });
-}
-
-function nativeFormTool(tool) {
-  const form = toolForm(tool.name);
-  const hints = tool.annotations || {};
-  return {
-    key: form,
-    name: tool.name,
-    title: tool.title || undefined,
-    description: tool.description || '',
-    input_schema: tool.inputSchema || jsonClone(EMPTY_OBJECT_SCHEMA),
-    annotations: {
-      read_only: Boolean(hints.readOnlyHint),
-      consequential: Boolean(hints.consequentialHint),
-      untrusted_content: Boolean(hints.untrustedContentHint),
-    },
-    source: formSource(form),
-    invoke: (args, { signal }) => nativeDocumentContext.executeTool(tool, args, { signal }).then(parseNativeResult),
-  };
-}
-
-function polyfilledFormTool(form) {
-  let described = null;
-  try {
-    described = DeclarativeForms.describe(form);
-  } catch (error) {
-    warn('a tool form could not be described', String(error && error.message));
-  }
-  if (!described) {
-    return null;
-  }
-  return {
-    key: form,
-    name: described.name,
-    title: described.title,
-    description: described.description,
-    input_schema: described.input_schema,
-    annotations: described.annotations,
-    source: formSource(form),
-    invoke: (args, { signal }) => DeclarativeForms.execute(form, args, { signal }),
-  };
-}
-
-function formTools() {
-  if (nativeDocumentContext) {
-    return nativeFormTools.filter((tool) => toolForm(tool.name) !== null).map(nativeFormTool);
-  }
-  if (typeof DeclarativeForms === 'undefined') {
-    return [];
-  }
-  return Array.from(document.querySelectorAll('form[toolname]'), polyfilledFormTool).filter(Boolean);
-}
-
-function touchesToolForm(record) {
-  const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
-  if (target && target.closest && target.closest('form[toolname]')) {
-    return true;
-  }
-  if (record.type === 'attributes' && record.attributeName === 'toolname') {
-    return true;
-  }
-  return [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeType === Node.ELEMENT_NODE
-    && (node.matches('form[toolname]') || node.querySelector('form[toolname]')));
-}
-
-onMutations((records) => {
-  if (nativeDocumentContext && records.some(touchesToolForm)) {
-    refreshNativeForms();
   }
 });

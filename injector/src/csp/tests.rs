@@ -250,13 +250,13 @@ fn the_agent_api_is_reachable_under_connect_restrictions() {
     assert_eq!(values(&plan), [format!("connect-src https://api.example {agent}")]);
     let plan = plan_csp(&[header("connect-src 'none' 'none'; script-src 'self'")], FRESH, URL);
     assert_eq!(values(&plan), [format!("connect-src {agent} ; script-src 'self'")]);
-    // Only default-src restricts connections: a new connect-src with its location sources.
     let plan = plan_csp(&[report_only("default-src 'self' https://cdn.example 'unsafe-eval'")], FRESH, URL);
     assert_eq!(
         values(&plan),
-        [format!("default-src 'self' https://cdn.example 'unsafe-eval'")],
+        ["default-src 'self' https://cdn.example 'unsafe-eval'"],
         "'self' already admits the agent API"
     );
+    // Only default-src restricts connections: a new connect-src with its location sources.
     let plan = plan_csp(&[header("default-src https://cdn.example 'nonce-abc'")], FRESH, URL);
     assert_eq!(
         values(&plan),

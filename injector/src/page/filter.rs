@@ -24,7 +24,9 @@ pub(super) fn append_handlers(
 ) -> send::Settings<'static, 'static> {
     let (tools, contexts) = (SharedState::clone(state), SharedState::clone(state));
     let settings = settings
-        .append_element_content_handler(on_element(selector!("[data-toolgate-source]"), |element| {
+        // Only forms carry the marker the runtime reads; a tag-name selector also keeps lol_html on
+        // its fast path (an attribute-only selector makes it parse every tag's attributes).
+        .append_element_content_handler(on_element(selector!("form[data-toolgate-source]"), |element| {
             element.remove_attribute("data-toolgate-source");
             Ok(())
         }))

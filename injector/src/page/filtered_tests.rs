@@ -192,7 +192,8 @@ fn rules_turn_forms_into_tools_and_override_the_page() {
             r#"<input name="q" toolparamdescription="Customer &lt;name&gt;"><input name="other"></form>"#,
             r#"<form class="admin"><input name="q"></form>"#,
             r#"<form id=x toolname="catch_all" tooldescription="Any" data-toolgate-source="form"><input name=q></form>"#,
-            "<div>d</div>",
+            // Only forms carry a meaningful marker; elsewhere the runtime never reads it.
+            r#"<div data-toolgate-source="x">d</div>"#,
         )
     );
     assert_eq!((summary.forms_tooled, summary.tools_removed), (2, 1));
