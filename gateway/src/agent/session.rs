@@ -55,18 +55,20 @@ fn visible(
                 continue;
             }
             match key.as_ref() {
-                "tool" if tools.len() < catalog::MAX_TOOLS => {
-                    if !view.tool(&ToolRef::named(name.as_ref())).0.is_deny() {
-                        tools.push(name.into_owned());
-                    }
+                "tool"
+                    if tools.len() < catalog::MAX_TOOLS
+                        && !view.tool(&ToolRef::named(name.as_ref())).0.is_deny() =>
+                {
+                    tools.push(name.into_owned());
                 }
-                "context" if contexts.len() < catalog::MAX_CONTEXTS => {
-                    if matches!(
-                        view.context(&ContextName::new(name.as_ref())).0,
-                        ContextDecision::Allow { .. }
-                    ) {
-                        contexts.push(name.into_owned());
-                    }
+                "context"
+                    if contexts.len() < catalog::MAX_CONTEXTS
+                        && matches!(
+                            view.context(&ContextName::new(name.as_ref())).0,
+                            ContextDecision::Allow { .. }
+                        ) =>
+                {
+                    contexts.push(name.into_owned());
                 }
                 _ => {}
             }
