@@ -7,6 +7,15 @@
 use http::HeaderMap;
 use http::header::{self, HeaderValue};
 
+/// Whether `essence` is a document type the filter cannot parse but a browser renders as a
+/// document that may carry tool markup (SVG, XML): it gets `Permissions-Policy: tools=()`.
+pub fn is_xml_document(headers: &HeaderMap) -> bool {
+    matches!(body_kind(headers), BodyKind::Other)
+        && last_essence(headers).is_some_and(|essence| {
+            essence == "text/xml" || essence == "application/xml" || essence.ends_with("+xml")
+        })
+}
+
 /// How the browser will treat a response body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyKind {
@@ -25,10 +34,27 @@ pub enum BodyKind {
 
 /// Decides the body kind from every `Content-Type` field.
 pub fn body_kind(headers: &HeaderMap) -> BodyKind {
+    match extract(headers) {
+        None => BodyKind::Unlabelled,
+        Some((essence, charset)) if essence == "text/html" || essence == "application/xhtml+xml" => {
+            BodyKind::Page { essence, charset }
+        }
+        Some(_) => BodyKind::Other,
+    }
+}
+
+fn last_essence(headers: &HeaderMap) -> Option<String> {
+    extract(headers).map(|(essence, _)| essence)
+}
+
+/// WHATWG Fetch "extract a MIME type": `(essence, charset)` of the type the browser uses.
+fn extract(headers: &HeaderMap) -> Option<(String, Option<String>)> {
     let mut found: Option<(String, Option<String>)> = None;
     for field in headers.get_all(header::CONTENT_TYPE) {
-        let Ok(text) = field.to_str() else { continue };
-        for value in split_outside_quotes(text, ',') {
+        // Browsers read header bytes as Latin-1 (isomorphic decode); a byte >= 0x80 must not make
+        // a field invisible to us while the browser still reads it.
+        let text: String = field.as_bytes().iter().map(|&byte| char::from(byte)).collect();
+        for value in split_outside_quotes(&text, ',') {
             let Some((essence, charset)) = parse(value) else { continue };
             if essence == "*/*" {
                 continue;
@@ -41,13 +67,7 @@ pub fn body_kind(headers: &HeaderMap) -> BodyKind {
             });
         }
     }
-    match found {
-        None => BodyKind::Unlabelled,
-        Some((essence, charset)) if essence == "text/html" || essence == "application/xhtml+xml" => {
-            BodyKind::Page { essence, charset }
-        }
-        Some(_) => BodyKind::Other,
-    }
+    found
 }
 
 /// Replaces every `Content-Type` field of a page with the one value the browser would have
@@ -146,6 +166,26 @@ mod tests {
             page("text/html", Some("windows-1252"))
         );
         assert_eq!(body_kind(&headers(&["text/html; charset=\"a,b\"; x=1"])), page("text/html", Some("a,b")));
+    }
+
+    #[test]
+    fn non_ascii_bytes_do_not_hide_a_page() {
+        let mut map = HeaderMap::new();
+        map.append(header::CONTENT_TYPE, HeaderValue::from_bytes(b"text/html; charset=\xE9").expect("value"));
+        assert_eq!(body_kind(&map), page("text/html", Some("\u{e9}")));
+        let mut map = headers(&["text/plain"]);
+        map.append(header::CONTENT_TYPE, HeaderValue::from_bytes(b"text/html;x=\xFF").expect("value"));
+        assert_eq!(body_kind(&map), page("text/html", None));
+    }
+
+    #[test]
+    fn xml_documents_are_recognised() {
+        for xml in ["image/svg+xml", "text/xml", "application/xml", "application/atom+xml"] {
+            assert!(is_xml_document(&headers(&[xml])), "{xml}");
+        }
+        for other in ["text/html", "application/xhtml+xml", "application/json", "text/plain"] {
+            assert!(!is_xml_document(&headers(&[other])), "{other}");
+        }
     }
 
     #[test]

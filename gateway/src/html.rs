@@ -84,7 +84,11 @@ pub async fn rewrite(
     let coding = ContentCoding::from_header(parts.headers.get(header::CONTENT_ENCODING))
         .ok_or(ProxyError::UpstreamEncoding)?;
     if let BodyKind::Page { essence, charset } = content_type::body_kind(&parts.headers) {
-        content_type::normalize_page_type(&mut parts.headers, &essence, charset.as_deref());
+        // The filter parses HTML. An XHTML page is served as HTML so the browser parses exactly
+        // what was filtered: XML would make markup inside <style>, <script> or <title>, and
+        // entities declared in a DTD, into real elements the filter never saw.
+        let essence = if essence == "application/xhtml+xml" { "text/html" } else { essence.as_str() };
+        content_type::normalize_page_type(&mut parts.headers, essence, charset.as_deref());
     }
     let runtime = injector::runtime_asset();
     let script_url = format!("{}://{}{}", origin.scheme, origin.host, runtime.path);
@@ -113,6 +117,14 @@ pub async fn rewrite(
     Ok(Response::from_parts(parts, body.boxed_unsync()))
 }
 
+/// SVG and XML documents can carry tool markup the HTML filter cannot parse: the browser's own
+/// agent APIs are switched off in them, whoever the user is.
+pub fn guard_xml_document(response: &mut Response<ProxyBody>) {
+    if content_type::is_xml_document(response.headers()) {
+        switch_page_tools_off(response.headers_mut());
+    }
+}
+
 /// Marks an unlabelled response so no browser sniffs it into a page.
 pub fn forbid_sniffing(response: &mut Response<ProxyBody>) {
     response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
@@ -133,10 +145,42 @@ fn switch_page_tools_off(headers: &mut HeaderMap) {
         })
         .map(str::to_owned)
         .collect();
+    // Browsers ignore a Permissions-Policy that does not parse, our member with it; the site's
+    // own members are kept only when each looks valid (the browser would have ignored them anyway).
+    if !members.iter().all(|member| is_plausible_policy_member(member)) {
+        members.clear();
+    }
     members.push("tools=()".to_owned());
     headers.remove(&PERMISSIONS_POLICY);
     let value = HeaderValue::from_str(&members.join(", ")).unwrap_or(HeaderValue::from_static("tools=()"));
     headers.insert(PERMISSIONS_POLICY, value);
+}
+
+/// A conservative check of one structured-field dictionary member of a Permissions-Policy:
+/// `feature=()`, `feature=*`, `feature=self`, `feature=(self "https://a.example")`, with optional
+/// parameters.
+fn is_plausible_policy_member(member: &str) -> bool {
+    let member = member.split(';').next().unwrap_or_default();
+    let Some((key, value)) = member.split_once('=') else { return false };
+    let key_ok = key.bytes().next().is_some_and(|byte| byte.is_ascii_lowercase() || byte == b'*')
+        && key
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || b"_-.*".contains(&byte));
+    let item = |text: &str| {
+        matches!(text, "*" | "self" | "src")
+            || (text.len() >= 2
+                && text.starts_with('"')
+                && text.ends_with('"')
+                && text[1..text.len() - 1]
+                    .bytes()
+                    .all(|byte| byte.is_ascii_graphic() && byte != b'"' && byte != b'\\'))
+    };
+    let value = value.trim();
+    let value_ok = match value.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')) {
+        Some(inner) => inner.split(' ').filter(|part| !part.is_empty()).all(item),
+        None => item(value),
+    };
+    key_ok && value_ok
 }
 
 fn declared_charset(headers: &HeaderMap) -> Option<String> {
@@ -163,12 +207,25 @@ fn csp_headers(headers: &HeaderMap) -> Vec<CspHeader> {
 /// Puts the planned policies in place of the page's own. The plan only adds nonces and the
 /// script URL built from a valid `Host`, so a value that is not a header cannot happen; if it
 /// did, the page is refused rather than served with a policy missing.
+///
+/// A policy that is not text (a byte >= 0x80) cannot be planned; it is kept exactly as sent, so
+/// the page never loses a restriction (the browser may then block the runtime: fail safe).
 fn replace_csp_headers(headers: &mut HeaderMap, planned: &[CspHeader]) -> Result<(), ProxyError> {
-    headers.remove(CSP);
-    headers.remove(CSP_REPORT_ONLY);
+    let mut unreadable = Vec::new();
+    for name in [CSP, CSP_REPORT_ONLY] {
+        for value in headers.get_all(&name) {
+            if value.to_str().is_err() {
+                unreadable.push((name.clone(), value.clone()));
+            }
+        }
+        headers.remove(&name);
+    }
     for policy in planned {
         let name = if policy.report_only { CSP_REPORT_ONLY } else { CSP };
         let value = HeaderValue::from_str(&policy.value).map_err(|_| ProxyError::RewriteFailed)?;
+        headers.append(name, value);
+    }
+    for (name, value) in unreadable {
         headers.append(name, value);
     }
     Ok(())
@@ -260,6 +317,18 @@ mod tests {
     }
 
     #[test]
+    fn unreadable_policies_are_kept_as_sent() {
+        let mut headers = HeaderMap::new();
+        headers.append(CSP, HeaderValue::from_bytes(b"script-src 'none'; img-src \xE9").expect("value"));
+        headers.append(CSP, HeaderValue::from_static("script-src 'self'"));
+        let planned =
+            injector::plan_csp(&csp_headers(&headers), "bm9uY2U=", "http://a.test/.toolgate/runtime.x.js");
+        replace_csp_headers(&mut headers, &planned.headers).expect("replaced");
+        let values: Vec<&[u8]> = headers.get_all(CSP).iter().map(HeaderValue::as_bytes).collect();
+        assert_eq!(values, [&b"script-src 'self'"[..], &b"script-src 'none'; img-src \xE9"[..]]);
+    }
+
+    #[test]
     fn page_tools_off_replaces_any_tools_member() {
         let mut headers = HeaderMap::new();
         headers.append(&PERMISSIONS_POLICY, HeaderValue::from_static("camera=(), tools=(self)"));
@@ -270,6 +339,18 @@ mod tests {
         let mut empty = HeaderMap::new();
         switch_page_tools_off(&mut empty);
         assert_eq!(empty[&PERMISSIONS_POLICY], "tools=()");
+        // An invalid site policy would make the browser drop ours too: only ours is sent.
+        let mut invalid = HeaderMap::new();
+        invalid.insert(&PERMISSIONS_POLICY, HeaderValue::from_static("camera 'none', geolocation=(self)"));
+        switch_page_tools_off(&mut invalid);
+        assert_eq!(invalid[&PERMISSIONS_POLICY], "tools=()");
+        let mut origins = HeaderMap::new();
+        origins.insert(
+            &PERMISSIONS_POLICY,
+            HeaderValue::from_static("fullscreen=(self \"https://a.example\"), usb=*"),
+        );
+        switch_page_tools_off(&mut origins);
+        assert_eq!(origins[&PERMISSIONS_POLICY], "fullscreen=(self \"https://a.example\"), usb=*, tools=()");
     }
 
     #[test]

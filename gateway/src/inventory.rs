@@ -21,8 +21,12 @@ const MAX_STORED_DESCRIPTION: usize = 2048;
 const MAX_STORED_SCHEMA: usize = 16 * 1024;
 /// An unchanged sighting is written at most this often (seconds).
 const REFRESH_SECONDS: u64 = 60;
-/// Bound on the in-memory throttle table; it is cleared when full.
+/// Bound on the in-memory throttle tables; each is cleared when full.
 const MAX_THROTTLE_ENTRIES: usize = 20_000;
+/// New entries one user may add to one site's inventory per hour.
+pub const MAX_NEW_PER_USER_HOUR: usize = 300;
+/// Tries of the read-merge-compare-and-swap cycle before giving up.
+const CAS_ATTEMPTS: usize = 8;
 
 /// Tool or context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,7 +109,8 @@ pub enum Observation {
     },
     /// Known and the same.
     Unchanged,
-    /// Not recorded: the site already has the maximum number of entries.
+    /// Not recorded: the site already has the maximum number of entries, or this user added
+    /// too many new ones this hour.
     Ignored,
 }
 
@@ -116,18 +121,22 @@ pub struct Inventory {
     recent: Mutex<HashMap<String, (String, String, u64)>>,
     /// Entries per site, counted on first use of the site.
     counts: Mutex<HashMap<String, usize>>,
+    /// (site, user) → (hour, new entries that user added in that hour).
+    added: Mutex<HashMap<(String, String), (u64, usize)>>,
 }
 
 impl Inventory {
     /// An inventory kept in `store`.
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, recent: Mutex::default(), counts: Mutex::default() }
+        Self { store, recent: Mutex::default(), counts: Mutex::default(), added: Mutex::default() }
     }
 
-    /// Records one sighting at `now`; says whether it was new or changed.
+    /// Records one sighting by `user` at `now`; says whether it was new or changed. The entry
+    /// is updated with compare-and-swap, so concurrent reports never lose a change flag.
     pub fn observe(
         &self,
         site: &SiteId,
+        user: &str,
         sighting: &Sighting<'_>,
         now: u64,
     ) -> Result<Observation, StoreError> {
@@ -142,21 +151,31 @@ impl Inventory {
         {
             return Ok(Observation::Unchanged);
         }
-        let stored = self.store.get(Table::Inventory, &key)?;
-        let previous =
-            stored.as_deref().and_then(|bytes| serde_json::from_slice::<InventoryEntry>(bytes).ok());
-        if previous.is_none() && !self.make_room(site)? {
-            return Ok(Observation::Ignored);
+        for _ in 0..CAS_ATTEMPTS {
+            let stored = self.store.get(Table::Inventory, &key)?;
+            let previous =
+                stored.as_deref().and_then(|bytes| serde_json::from_slice::<InventoryEntry>(bytes).ok());
+            let is_new = previous.is_none();
+            if is_new && !self.has_room(site, user, now)? {
+                return Ok(Observation::Ignored);
+            }
+            let (entry, observation) =
+                merge(site, sighting, previous, description_digest.clone(), schema_digest.clone(), now);
+            let bytes = serde_json::to_vec(&entry).map_err(|error| StoreError(error.to_string()))?;
+            if !self.store.compare_and_swap(Table::Inventory, &key, stored.as_deref(), Some(&bytes))? {
+                continue;
+            }
+            if is_new {
+                self.count_new(site, user, now);
+            }
+            let mut recent = self.lock_recent();
+            if recent.len() >= MAX_THROTTLE_ENTRIES {
+                recent.clear();
+            }
+            recent.insert(throttle_key, (entry.description_digest, entry.schema_digest, now));
+            return Ok(observation);
         }
-        let (entry, observation) = merge(site, sighting, previous, description_digest, schema_digest, now);
-        let bytes = serde_json::to_vec(&entry).map_err(|error| StoreError(error.to_string()))?;
-        self.store.put(Table::Inventory, &key, &bytes)?;
-        let mut recent = self.lock_recent();
-        if recent.len() >= MAX_THROTTLE_ENTRIES {
-            recent.clear();
-        }
-        recent.insert(throttle_key, (entry.description_digest, entry.schema_digest, now));
-        Ok(observation)
+        Err(StoreError("the inventory entry kept changing under concurrent reports".into()))
     }
 
     /// Every entry, or a site's entries, in (site, kind, name) order.
@@ -187,19 +206,48 @@ impl Inventory {
         Ok(entries)
     }
 
-    /// Whether a new entry may be added for `site` (and counts it if so).
-    fn make_room(&self, site: &SiteId) -> Result<bool, StoreError> {
-        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = match counts.get(site.as_str()) {
-            Some(count) => *count,
-            None => self.list(Some(site.as_str()))?.len(),
+    /// Whether a new entry may be added for `site` by `user`: the site has fewer than
+    /// [`MAX_ENTRIES_PER_SITE`] entries and the user added fewer than [`MAX_NEW_PER_USER_HOUR`] in
+    /// the current hour (so one user cannot fill a site's inventory with made-up names).
+    fn has_room(&self, site: &SiteId, user: &str, now: u64) -> Result<bool, StoreError> {
+        let known = self.lock_counts().get(site.as_str()).copied();
+        let count = match known {
+            Some(count) => count,
+            None => {
+                let count = self.list(Some(site.as_str()))?.len();
+                self.lock_counts().insert(site.as_str().to_owned(), count);
+                count
+            }
         };
-        if count >= MAX_ENTRIES_PER_SITE {
-            counts.insert(site.as_str().to_owned(), count);
-            return Ok(false);
+        let hour = now / 3600;
+        let added = self
+            .lock_added()
+            .get(&(site.as_str().to_owned(), user.to_owned()))
+            .filter(|(window, _)| *window == hour)
+            .map_or(0, |(_, added)| *added);
+        Ok(count < MAX_ENTRIES_PER_SITE && added < MAX_NEW_PER_USER_HOUR)
+    }
+
+    fn count_new(&self, site: &SiteId, user: &str, now: u64) {
+        *self.lock_counts().entry(site.as_str().to_owned()).or_insert(0) += 1;
+        let mut added = self.lock_added();
+        if added.len() >= MAX_THROTTLE_ENTRIES {
+            added.clear();
         }
-        counts.insert(site.as_str().to_owned(), count + 1);
-        Ok(true)
+        let hour = now / 3600;
+        let slot = added.entry((site.as_str().to_owned(), user.to_owned())).or_insert((hour, 0));
+        if slot.0 != hour {
+            *slot = (hour, 0);
+        }
+        slot.1 += 1;
+    }
+
+    fn lock_counts(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        self.counts.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_added(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), (u64, usize)>> {
+        self.added.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn lock_recent(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, String, u64)>> {
@@ -305,7 +353,7 @@ mod tests {
     }
 
     fn observe(inventory: &Inventory, site: &SiteId, sighting: &Sighting<'_>, now: u64) -> Observation {
-        inventory.observe(site, sighting, now).expect("observe")
+        inventory.observe(site, "alice", sighting, now).expect("observe")
     }
 
     fn tool<'a>(name: &'a str, description: &'a str, schema: &'a Value) -> Sighting<'a> {
@@ -355,13 +403,37 @@ mod tests {
     }
 
     #[test]
+    fn one_user_cannot_flood_a_site() {
+        let inventory = inventory();
+        let site = SiteId::new("tasks");
+        let null = Value::Null;
+        for index in 0..MAX_NEW_PER_USER_HOUR {
+            let name = format!("made_up_{index}");
+            let seen = inventory.observe(&site, "mallory", &tool(&name, "d", &null), 10).expect("observe");
+            assert_eq!(seen, Observation::New);
+        }
+        let refused =
+            inventory.observe(&site, "mallory", &tool("one_more", "d", &null), 20).expect("observe");
+        assert_eq!(refused, Observation::Ignored);
+        // Another user still gets real new tools recorded, and the next hour mallory may again.
+        let real = inventory.observe(&site, "alice", &tool("real_tool", "d", &null), 20).expect("observe");
+        assert_eq!(real, Observation::New);
+        let later =
+            inventory.observe(&site, "mallory", &tool("one_more", "d", &null), 3610).expect("observe");
+        assert_eq!(later, Observation::New);
+    }
+
+    #[test]
     fn sites_are_separate_and_bounded() {
         let inventory = inventory();
         let (tasks, wiki) = (SiteId::new("tasks"), SiteId::new("wiki"));
         let null = Value::Null;
         for index in 0..MAX_ENTRIES_PER_SITE {
             let name = format!("tool_{index}");
-            assert_eq!(observe(&inventory, &tasks, &tool(&name, "d", &null), 1), Observation::New);
+            // Many users, so the per-user budget does not stop the site's own bound.
+            let user = format!("user{}", index / 100);
+            let sighting = tool(&name, "d", &null);
+            assert_eq!(inventory.observe(&tasks, &user, &sighting, 1).expect("observe"), Observation::New);
         }
         assert_eq!(observe(&inventory, &tasks, &tool("one_too_many", "d", &null), 1), Observation::Ignored);
         assert_eq!(observe(&inventory, &wiki, &tool("tool_0", "d", &null), 1), Observation::New);

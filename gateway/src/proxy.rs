@@ -107,12 +107,13 @@ async fn forward(
         }
         // The agent API acts for the signed-in user: authenticate, but never redirect.
         let origin = format!("{origin_scheme}://{browser_host}");
-        let caller = match authenticate(gateway, site, &request, &origin, secure).await? {
-            Access::Granted(signed_in) => {
+        let caller = match authenticate(gateway, site, &request, &origin, secure).await {
+            Ok(Access::Granted(signed_in)) => {
                 let (identity, session) = signed_in.map_or((None, None), |(i, s)| (Some(i), Some(s)));
                 agent::Caller { identity, session }
             }
-            Access::SignIn(_) => return Err(ProxyError::Unauthenticated),
+            Ok(Access::SignIn(_)) => return Ok((agent::refusal(ProxyError::Unauthenticated), Route::Agent)),
+            Err(error) => return Ok((agent::refusal(error), Route::Agent)),
         };
         return Ok((agent::handle(gateway, site, &caller, request, request_id).await, Route::Agent));
     }
@@ -189,7 +190,10 @@ async fn forward(
             html::forbid_sniffing(&mut response);
             Ok((response, Route::PassThrough))
         }
-        Treatment::PassThrough => Ok((response, Route::PassThrough)),
+        Treatment::PassThrough => {
+            html::guard_xml_document(&mut response);
+            Ok((response, Route::PassThrough))
+        }
     }
 }
 

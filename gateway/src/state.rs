@@ -32,7 +32,7 @@ pub struct Gateway {
     /// The audit log.
     pub audit: Arc<AuditLog>,
     /// The tools and contexts pages reported.
-    pub inventory: Inventory,
+    pub inventory: Arc<Inventory>,
     /// Signs request tokens (CSRF) when there is no SSO to lend its session keys.
     local_keys: KeyRing,
     sites_by_host: HashMap<String, SiteEntry>,
@@ -75,7 +75,7 @@ impl Gateway {
             gateway_host: config.gateway_host(),
             sso,
             audit,
-            inventory: Inventory::new(store),
+            inventory: Arc::new(Inventory::new(store)),
             local_keys: KeyRing::ephemeral(),
             config: Arc::new(config),
             metrics,

@@ -166,8 +166,20 @@ enum State {
 /// How the body is processed once the encoding is decided.
 enum Stage {
     PassThrough,
-    Rewrite { rewriter: Box<send::HtmlRewriter<'static, PageSink>>, state: SharedState },
+    Rewrite {
+        rewriter: Box<send::HtmlRewriter<'static, PageSink>>,
+        state: SharedState,
+        /// Refuse ESC bytes (see [`ESCAPE`]): a filtering rewriter whose encoding no BOM or header fixed.
+        refuse_escapes: bool,
+    },
 }
+
+/// The escape byte that switches ISO-2022-JP between character sets. lol_html ignores a
+/// `<meta charset="iso-2022-jp">` (it cannot parse that encoding) while a browser follows it, and
+/// browsers may also detect ISO-2022-JP on an undeclared page: then `<p title=ESC$B="ESC(B>` hides
+/// markup inside what the filter takes for an attribute. A filtering rewriter whose encoding was
+/// not fixed by a BOM or the header refuses any ESC byte, which ASCII-compatible HTML never needs.
+const ESCAPE: u8 = 0x1B;
 
 impl Stage {
     fn start(
@@ -187,7 +199,8 @@ impl Stage {
                     lol_settings = filter::append_handlers(lol_settings, &state);
                 }
                 let rewriter = send::HtmlRewriter::new(lol_settings, PageSink::new(&state));
-                Ok(Stage::Rewrite { rewriter: Box::new(rewriter), state })
+                let refuse_escapes = policy.is_some() && follow_meta_charset;
+                Ok(Stage::Rewrite { rewriter: Box::new(rewriter), state, refuse_escapes })
             }
         }
     }
@@ -198,7 +211,11 @@ impl Stage {
                 out.extend_from_slice(input);
                 Ok(())
             }
-            Stage::Rewrite { rewriter, state } => match rewriter.write(input) {
+            Stage::Rewrite { state, refuse_escapes: true, .. } if input.contains(&ESCAPE) => {
+                lock(state).output.discard();
+                Err(RewriteError::UnsupportedEncoding)
+            }
+            Stage::Rewrite { rewriter, state, .. } => match rewriter.write(input) {
                 Ok(()) => {
                     lock(state).output.drain_into(out);
                     Ok(())
@@ -214,7 +231,7 @@ impl Stage {
     fn end(self, out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         match self {
             Stage::PassThrough => Ok(PageSummary::new(Outcome::PassedThrough)),
-            Stage::Rewrite { rewriter, state } => match rewriter.end() {
+            Stage::Rewrite { rewriter, state, .. } => match rewriter.end() {
                 Ok(()) => {
                     let mut page = lock(&state);
                     // A form still open at the end of the document is complete now.

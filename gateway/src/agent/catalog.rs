@@ -9,15 +9,18 @@ use super::{ApiError, Caller, csrf, json};
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::ProxyBody;
 use crate::config::Site;
-use crate::inventory::{EntryKind, Observation, Sighting};
+use crate::inventory::{EntryKind, Inventory, Observation, Sighting, sha256_hex};
 use crate::request_id::RequestId;
 use crate::state::Gateway;
+use crate::store::StoreError;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
+use policy::SiteId;
 use policy::{ContextDecision, ContextName, PolicyView, ToolAnnotations, ToolDecision, ToolRef, ToolSource};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// Largest report accepted, in bytes.
 pub const MAX_CATALOG_BYTES: usize = 256 * 1024;
@@ -94,15 +97,18 @@ pub async fn respond(
             "send the catalog as application/json",
         ));
     }
-    let report = read_report(request).await?;
+    let report = read_report(request, gateway.config.timeouts.body_idle).await?;
     let view = gateway.policy.current().view(&caller.subject(), &site.id);
     let tools_on = super::session::page_tools_on(gateway, site, caller);
     let (tools, contexts) = decide(gateway, site, &view, tools_on, &report);
-    record(gateway, site, caller, &report, request_id).await?;
+    record(gateway, site, caller, report, request_id).await?;
     Ok(json(StatusCode::OK, &json!({"tools": tools, "contexts": contexts})))
 }
 
-async fn read_report(request: Request<Incoming>) -> Result<CatalogReport, ApiError> {
+async fn read_report(
+    request: Request<Incoming>,
+    idle: std::time::Duration,
+) -> Result<CatalogReport, ApiError> {
     let too_large = || {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -110,7 +116,9 @@ async fn read_report(request: Request<Incoming>) -> Result<CatalogReport, ApiErr
             format!("the catalog report exceeds {MAX_CATALOG_BYTES} bytes"),
         )
     };
-    let bytes = Limited::new(request.into_body(), MAX_CATALOG_BYTES)
+    // A sender that stalls mid-body is cut off like any other upload.
+    let body = crate::body::IdleTimeout::new(request.into_body(), idle);
+    let bytes = Limited::new(body, MAX_CATALOG_BYTES)
         .collect()
         .await
         .map_err(|error| {
@@ -213,32 +221,23 @@ fn entry(name: &str, decision: &str, reason: Option<String>) -> Value {
 
 /// Puts every sighting into the inventory and audits the new and changed ones. An inventory
 /// that cannot be written is logged and counted (the page still gets its answer); an audit
-/// record that cannot be written refuses the report.
+/// record that cannot be written refuses the report. Store work runs on the blocking pool; the
+/// audit records are submitted together, so one group commit makes them durable.
 async fn record(
     gateway: &Gateway,
     site: &Site,
     caller: &Caller,
-    report: &CatalogReport,
+    report: CatalogReport,
     request_id: &RequestId,
 ) -> Result<(), ApiError> {
-    let now = crate::clock::unix_now();
-    let tools = report.tools.iter().map(|tool| Sighting {
-        kind: EntryKind::Tool,
-        name: &tool.name,
-        source: tool.source.as_str(),
-        description: &tool.description,
-        schema: &tool.input_schema,
-    });
-    let contexts = report.contexts.iter().map(|context| Sighting {
-        kind: EntryKind::Context,
-        name: &context.name,
-        source: context.source.as_str(),
-        description: "",
-        schema: &Value::Null,
-    });
-    let mut events = Vec::new();
-    for sighting in tools.chain(contexts) {
-        let observation = match gateway.inventory.observe(&site.id, &sighting, now) {
+    let inventory = Arc::clone(&gateway.inventory);
+    let (site_id, user) = (site.id.clone(), caller.user_id().to_owned());
+    let observed = tokio::task::spawn_blocking(move || observe_all(&inventory, &site_id, &user, &report))
+        .await
+        .unwrap_or_default();
+    let mut writes = tokio::task::JoinSet::new();
+    for (sighting, observation) in observed {
+        let observation = match observation {
             Ok(observation) => observation,
             Err(error) => {
                 gateway
@@ -263,24 +262,77 @@ async fn record(
         };
         let change = if reason == "first_seen" { "new" } else { "changed" };
         gateway.metrics.inventory_changes.with_label_values(&[site.id.as_str(), change]).inc();
-        events.push(inventory_event(caller, site, &sighting, change, reason, request_id));
+        let event = inventory_event(caller, site, &sighting, change, reason, request_id);
+        let audit = Arc::clone(&gateway.audit);
+        writes.spawn(async move { audit.record(event).await.is_ok() });
     }
-    for event in events {
-        gateway.audit.record(event).await.map_err(|_| {
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "audit_unavailable",
-                "the audit log cannot be written right now; try again later",
-            )
-        })?;
+    let mut all_written = true;
+    while let Some(written) = writes.join_next().await {
+        all_written &= written.unwrap_or(false);
+    }
+    if !all_written {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "audit_unavailable",
+            "the audit log cannot be written right now; try again later",
+        ));
     }
     Ok(())
+}
+
+/// One reported entry, owned, with what the inventory made of it.
+struct Seen {
+    kind: EntryKind,
+    name: String,
+    description: String,
+    schema: Value,
+}
+
+fn observe_all(
+    inventory: &Inventory,
+    site: &SiteId,
+    user: &str,
+    report: &CatalogReport,
+) -> Vec<(Seen, Result<Observation, StoreError>)> {
+    let now = crate::clock::unix_now();
+    let tools = report.tools.iter().map(|tool| {
+        let seen = Seen {
+            kind: EntryKind::Tool,
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            schema: tool.input_schema.clone(),
+        };
+        (seen, tool.source)
+    });
+    let contexts = report.contexts.iter().map(|context| {
+        let seen = Seen {
+            kind: EntryKind::Context,
+            name: context.name.clone(),
+            description: String::new(),
+            schema: Value::Null,
+        };
+        (seen, context.source)
+    });
+    tools
+        .chain(contexts)
+        .map(|(seen, source)| {
+            let sighting = Sighting {
+                kind: seen.kind,
+                name: &seen.name,
+                source: source.as_str(),
+                description: &seen.description,
+                schema: &seen.schema,
+            };
+            let observation = inventory.observe(site, user, &sighting, now);
+            (seen, observation)
+        })
+        .collect()
 }
 
 fn inventory_event(
     caller: &Caller,
     site: &Site,
-    sighting: &Sighting<'_>,
+    seen: &Seen,
     change: &str,
     reason: &str,
     request_id: &RequestId,
@@ -289,7 +341,7 @@ fn inventory_event(
         .identity
         .as_ref()
         .map_or((None, &[][..]), |identity| (identity.email.as_deref(), identity.groups.as_slice()));
-    let kind = match sighting.kind {
+    let kind = match seen.kind {
         EntryKind::Tool => "tool",
         EntryKind::Context => "context",
     };
@@ -297,18 +349,13 @@ fn inventory_event(
         .actor(caller.user_id(), email, groups)
         .site(site.id.as_str())
         .request(request_id.as_str())
-        .resource(&format!("{kind}:{}", sighting.name))
+        .resource(&format!("{kind}:{}", seen.name))
         .decision(change, reason);
-    if sighting.kind == EntryKind::Tool {
-        event.tool = Some(sighting.name.to_owned());
-        event.digests.insert(
-            "description.sha256".into(),
-            crate::inventory::sha256_hex(sighting.description.as_bytes()),
-        );
-        event.digests.insert(
-            "schema.sha256".into(),
-            crate::inventory::sha256_hex(crate::inventory::canonical_json(sighting.schema).as_bytes()),
-        );
+    if seen.kind == EntryKind::Tool {
+        event.tool = Some(seen.name.clone());
+        let schema = crate::inventory::canonical_json(&seen.schema);
+        event.digests.insert("description.sha256".into(), sha256_hex(seen.description.as_bytes()));
+        event.digests.insert("schema.sha256".into(), sha256_hex(schema.as_bytes()));
     }
     event
 }

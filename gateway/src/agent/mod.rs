@@ -85,6 +85,21 @@ pub async fn handle(
     answer.unwrap_or_else(ApiError::into_response)
 }
 
+/// A request the gateway refused before the agent API saw it (not signed in, not allowed on the
+/// site, sign-in or audit unavailable), as the API's JSON error with the same status and reason.
+pub fn refusal(error: crate::errors::ProxyError) -> Response<ProxyBody> {
+    let message = match error.status() {
+        StatusCode::UNAUTHORIZED => "not signed in: reload the page to sign in again",
+        StatusCode::FORBIDDEN => "you may not use this site",
+        _ => "the gateway cannot serve this request right now; try again later",
+    };
+    let mut response = ApiError::new(error.status(), error.reason(), message).into_response();
+    if let Ok(value) = HeaderValue::from_str(error.reason()) {
+        response.headers_mut().insert("x-toolgate-reason", value);
+    }
+    response
+}
+
 /// An error the agent API reports as `{"error": {"code", "message"}}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
@@ -113,4 +128,21 @@ fn json(status: StatusCode, value: &serde_json::Value) -> Response<ProxyBody> {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    #[tokio::test]
+    async fn refusals_are_json_with_the_status_and_reason() {
+        let response = refusal(crate::errors::ProxyError::Unauthenticated);
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        assert_eq!(response.headers()["x-toolgate-reason"], "unauthenticated");
+        let body = response.into_body().collect().await.expect("body").to_bytes();
+        let value: serde_json::Value = serde_json::from_slice(&body).expect("json");
+        assert_eq!(value["error"]["code"], "unauthenticated");
+    }
 }

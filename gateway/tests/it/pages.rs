@@ -248,6 +248,27 @@ async fn head_and_non_html_are_not_rewritten_and_unlabelled_bodies_cannot_be_sni
 }
 
 #[tokio::test]
+async fn xhtml_is_served_as_html_and_xml_documents_get_no_page_tools() {
+    let app = upstream(|seen| match seen.uri.path() {
+        "/page.xhtml" => reply(
+            "application/xhtml+xml; charset=utf-8",
+            "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head></head><body><style><tool name=\"s\"/></style></body></html>",
+        ),
+        _ => reply("image/svg+xml", "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>"),
+    })
+    .await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let page = send(gateway.address, navigate("app.test", "/page.xhtml")).await;
+    // Parsed as HTML by the browser too, so the filter and the browser agree on what is markup.
+    assert_eq!(page.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(count_injections(&page.text()), 1);
+    let svg = send(gateway.address, navigate("app.test", "/icon.svg")).await;
+    assert_eq!(svg.header("permissions-policy"), Some("tools=()"));
+    assert_eq!(svg.text(), "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>", "not rewritten");
+    gateway.stop().await;
+}
+
+#[tokio::test]
 async fn a_range_of_a_page_is_fetched_whole_and_filtered() {
     let app = upstream(|seen| {
         let page = "<html><head></head><body><tool name=\"secret\"></tool>ok</body></html>";

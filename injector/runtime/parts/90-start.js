@@ -15,9 +15,10 @@ let postAgain = false;
 let failedPosts = 0;
 let lastDecidedBody = null; // the last body the gateway answered
 
-// Taken before any page script runs, so a page that replaces its fetch function cannot answer for the
-// gateway.
+// Taken before any page script runs, so a page that replaces fetch or Response.prototype.json cannot
+// answer for the gateway. (The runtime's hiding is for the user; the gateway enforces.)
 const gatewayFetch = window.fetch.bind(window);
+const readJson = Response.prototype.json;
 
 async function fetchJson(url, init) {
   const controller = new AbortController();
@@ -33,7 +34,7 @@ async function fetchJson(url, init) {
     if (!response.ok) {
       throw new Error(`${url} answered ${response.status}`);
     }
-    return await response.json();
+    return await readJson.call(response);
   } finally {
     clearTimeout(timer);
   }

@@ -314,6 +314,28 @@ fn utf16_is_refused_when_filtering() {
 }
 
 #[test]
+fn escape_bytes_are_refused_unless_a_header_or_bom_fixed_the_encoding() {
+    // A browser following <meta charset="iso-2022-jp"> reads `ESC$B="ESC(B` as one character, so
+    // the <tool> the filter saw inside an attribute value becomes a real element.
+    let page = policy(&[], &[], FormRules::default());
+    let input: &[u8] = b"<meta charset=\"iso-2022-jp\"><p title\x1b$B=\"\x1b(B><tool name=secret></tool>\">";
+    for size in [input.len(), 1, 7] {
+        let undeclared = PageSettings { declared_charset: None, ..settings() };
+        let mut rewriter = PageRewriter::filtered(undeclared, page.clone());
+        let mut out = Vec::new();
+        let result = input.chunks(size).try_for_each(|chunk| rewriter.write(chunk, &mut out));
+        assert!(matches!(result, Err(RewriteError::UnsupportedEncoding)), "chunk size {size}: {result:?}");
+        assert!(!out.windows(5).any(|window| window == b"<tool"), "nothing after the escape leaves");
+    }
+    let declared = PageSettings { declared_charset: Some("utf-8".to_owned()), ..settings() };
+    let mut rewriter = PageRewriter::filtered(declared, page.clone());
+    let mut out = Vec::new();
+    rewriter.write(b"<pre>\x1b[31mred\x1b[0m</pre>", &mut out).expect("utf-8 fixed by the header");
+    assert!(rewriter.end(&mut out).is_ok());
+    assert!(out.starts_with(b"<pre>\x1b[31mred\x1b[0m</pre>"), "{out:?}");
+}
+
+#[test]
 fn a_page_over_the_memory_limit_is_refused_and_nothing_unfiltered_leaks() {
     let page = policy(&[], &[], FormRules::default());
     let mut input = b"<body><p>before</p><tool name=\"secret\" description=\"".to_vec();

@@ -236,13 +236,24 @@ fn decode_generously(text: &str) -> String {
                 None => (10, number),
             };
             let length = digits.find(|c: char| !c.is_digit(radix)).unwrap_or(digits.len());
-            match u32::from_str_radix(&digits[..length.min(8)], radix).ok().and_then(char::from_u32) {
-                Some(character) if length > 0 => {
-                    decoded.push(character);
-                    rest = &digits[length..];
-                }
-                _ => decoded.push('&'),
+            // Leading zeros do not count (`&#0000000060;` is `<`); a value past the last code
+            // point is U+FFFD, as browsers decode it.
+            let significant = digits[..length].trim_start_matches('0');
+            let value =
+                if significant.len() > 8 { None } else { u32::from_str_radix(significant, radix).ok() };
+            if length == 0 {
+                decoded.push('&');
+            } else {
+                decoded.push(value.and_then(char::from_u32).unwrap_or(char::REPLACEMENT_CHARACTER));
+                rest = &digits[length..];
             }
+        } else if let Some(length) = rest.find(';').filter(|&end| {
+            end > 0 && end <= 32 && rest[..end].bytes().all(|byte| byte.is_ascii_alphanumeric())
+        }) {
+            // Any other named reference (`&Tab;`, `&NewLine;`, `&sol;`…) becomes a separator, so
+            // it cannot split a marker the browser would see whole.
+            decoded.push(' ');
+            rest = &rest[length..];
         } else {
             decoded.push('&');
             continue;

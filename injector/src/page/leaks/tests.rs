@@ -79,6 +79,13 @@ fn srcdoc_is_decoded_before_it_is_checked() {
     assert!(srcdoc_has_markup("<form tool&#110;ame=x>"));
     // A document nested in the srcdoc document.
     assert!(srcdoc_has_markup("<iframe srcdoc='&amp;lt;tool name=a>'></iframe>"));
+    // References browsers decode that once hid the marker: other named references, and
+    // numeric ones with many leading zeros.
+    assert!(srcdoc_has_markup("&lt;tool&Tab;name=a&gt;"));
+    assert!(srcdoc_has_markup("&lt;context&NewLine;name=c&gt;"));
+    assert!(srcdoc_has_markup("&lt;tool&sol;&gt;"));
+    assert!(srcdoc_has_markup("&#0000000060;tool name=a>"));
+    assert!(srcdoc_has_markup("&#x000000003c;tool name=a>"));
     assert!(!srcdoc_has_markup("<p>&lt;toolbar&gt; &amp; friends</p>"));
     assert!(!srcdoc_has_markup("&#xZZ; &#; &"));
 }
