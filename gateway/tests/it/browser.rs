@@ -2,23 +2,10 @@
 //! and on pages with every kind of Content-Security-Policy, the page's own scripts still run,
 //! and Chromium reports zero CSP violations.
 
+use crate::cdp::{STANDARD_FLAGS, chromium_path};
 use crate::harness::{self, reply, upstream};
 use gateway::shutdown::Shutdown;
-use std::path::PathBuf;
 use std::process::Command;
-
-/// Debian's Chromium; the README's test command installs it. A missing browser is a failure
-/// with instructions, never a skipped test.
-fn chromium() -> PathBuf {
-    for candidate in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] {
-        if std::path::Path::new(candidate).exists() {
-            return PathBuf::from(candidate);
-        }
-    }
-    panic!(
-        "headless Chromium is required: run ./test.sh (it installs Debian's `chromium`) or `apt-get install chromium`"
-    );
-}
 
 /// What Chromium saw: the DOM after scripts ran, and its console log.
 struct Visit {
@@ -28,20 +15,9 @@ struct Visit {
 
 fn visit(url: &str) -> Visit {
     let profile = tempfile::tempdir().expect("profile dir");
-    let output = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
+    let output = Command::new(chromium_path())
+        .args(STANDARD_FLAGS)
+        .args(["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom"])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(url)
         .output()

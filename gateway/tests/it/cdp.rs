@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::Message;
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The flags every test browser starts with (the project's standard headless set).
-const STANDARD_FLAGS: [&str; 7] = [
+pub const STANDARD_FLAGS: [&str; 7] = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
