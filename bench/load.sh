@@ -335,6 +335,13 @@ wait_http "http://127.0.0.1:$PROXY_PORT/api.json" || { cat "$TMP/proxy-error.log
 mkdir -p "$TMP/store"
 # No single sign-on here (the unauthenticated rows); the gateway's own host (public_url) must
 # differ from every site host.
+# The page layer at work on every HTML response: a form rule, plus per-user filtering by the
+# policy below (one tool and one context stay, one tool is removed).
+FORM_RULE='[[sites.bench.forms.rule]]
+selector = "form#feedback"
+name = "send_feedback"
+description = "Send feedback about this report"
+params = { text = "The feedback" }'
 cat >"$TMP/toolgate.toml" <<EOF
 public_url = "http://gateway.test"
 
@@ -354,13 +361,7 @@ file = "$TMP/policy.toml"
 host = "$HOST_HEADER"
 upstream = "http://127.0.0.1:$UP_PORT"
 
-# The page layer at work on every HTML response: a form rule, plus per-user filtering by the
-# policy below (one tool and one context stay, one tool is removed).
-[[sites.bench.forms.rule]]
-selector = "form#feedback"
-name = "send_feedback"
-description = "Send feedback about this report"
-params = { text = "The feedback" }
+$FORM_RULE
 EOF
 cat >"$TMP/policy.toml" <<EOF
 [[rule]]
@@ -463,11 +464,7 @@ file = "$TMP/policy.toml"
 host = "$AUTH_HOST"
 upstream = "http://127.0.0.1:$UP_PORT"
 
-[[sites.bench.forms.rule]]
-selector = "form#feedback"
-name = "send_feedback"
-description = "Send feedback about this report"
-params = { text = "The feedback" }
+$FORM_RULE
 EOF
         start_gateway "auth-$store"
         AUTH_PID[$store]="$STARTED_PID"
