@@ -52,6 +52,9 @@ pub enum StartError {
     /// The audit key could not be read.
     #[error("audit.key: {0}")]
     AuditKey(#[from] crate::secrets::SecretError),
+    /// The model client cannot be built (its API key is unreadable).
+    #[error("llm: {0}")]
+    Llm(#[from] crate::llm::LlmError),
 }
 
 /// How often expired sessions, logins, tickets and captured audit texts are removed.
@@ -98,7 +101,8 @@ pub fn start(
         }
     };
     tokio::spawn(sweep_periodically(store.clone(), sso.clone(), shutdown.wait()));
-    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit, store));
+    let llm = config.llm.clone().map(crate::llm::LlmClient::new).transpose()?;
+    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit, store, llm));
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));

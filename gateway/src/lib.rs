@@ -7,6 +7,7 @@
 pub mod admin;
 pub mod agent;
 pub mod app;
+pub mod approvals;
 pub mod audit;
 pub mod audit_cli;
 pub mod body;
@@ -20,6 +21,7 @@ pub mod errors;
 pub mod forwarding;
 pub mod html;
 pub mod inventory;
+pub mod llm;
 pub mod metrics;
 pub mod page_policy;
 pub mod pages;

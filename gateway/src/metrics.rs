@@ -42,6 +42,16 @@ pub struct Metrics {
     /// `toolgate_page_filter_total{site, action}`: tools, contexts and leaks removed from pages,
     /// forms turned into tools.
     pub page_filter: IntCounterVec,
+    /// `toolgate_llm_calls_total{site, outcome}`: model calls by outcome (`ok` or an error reason).
+    pub llm_calls: IntCounterVec,
+    /// `toolgate_llm_tokens_total{direction}`: tokens in and out, as the model reported them.
+    pub llm_tokens: IntCounterVec,
+    /// `toolgate_llm_call_duration_seconds`: one model answer, request to last chunk.
+    pub llm_latency: Histogram,
+    /// `toolgate_tool_decisions_total{site, decision}`: the policy's answer to each model tool call.
+    pub tool_decisions: IntCounterVec,
+    /// `toolgate_approvals_total{event}`: approvals requested, approved, denied, expired.
+    pub approvals: IntCounterVec,
 }
 
 impl Metrics {
@@ -94,6 +104,26 @@ impl Metrics {
             Opts::new("toolgate_page_filter_total", "Page elements removed or rewritten by the filter."),
             &["site", "action"],
         );
+        let llm_calls = IntCounterVec::new(
+            Opts::new("toolgate_llm_calls_total", "Model calls by outcome."),
+            &["site", "outcome"],
+        );
+        let llm_tokens = IntCounterVec::new(
+            Opts::new("toolgate_llm_tokens_total", "Model tokens by direction."),
+            &["direction"],
+        );
+        let llm_latency = Histogram::with_opts(
+            HistogramOpts::new("toolgate_llm_call_duration_seconds", "One model answer, request to last chunk.")
+                .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0]),
+        );
+        let tool_decisions = IntCounterVec::new(
+            Opts::new("toolgate_tool_decisions_total", "Policy decisions on the model's tool calls."),
+            &["site", "decision"],
+        );
+        let approvals = IntCounterVec::new(
+            Opts::new("toolgate_approvals_total", "Approvals requested and decided."),
+            &["event"],
+        );
         let audit_records = IntCounter::new("toolgate_audit_records_total", "Audit records made durable.");
         let audit_write_failures = IntCounter::new(
             "toolgate_audit_write_failures_total",
@@ -112,6 +142,11 @@ impl Metrics {
             let catalog_decisions = catalog_decisions?;
             let inventory_changes = inventory_changes?;
             let page_filter = page_filter?;
+            let llm_calls = llm_calls?;
+            let llm_tokens = llm_tokens?;
+            let llm_latency = llm_latency?;
+            let tool_decisions = tool_decisions?;
+            let approvals = approvals?;
             let audit_records = audit_records?;
             let audit_write_failures = audit_write_failures?;
             registry.register(Box::new(requests.clone()))?;
@@ -126,6 +161,11 @@ impl Metrics {
             registry.register(Box::new(catalog_decisions.clone()))?;
             registry.register(Box::new(inventory_changes.clone()))?;
             registry.register(Box::new(page_filter.clone()))?;
+            registry.register(Box::new(llm_calls.clone()))?;
+            registry.register(Box::new(llm_tokens.clone()))?;
+            registry.register(Box::new(llm_latency.clone()))?;
+            registry.register(Box::new(tool_decisions.clone()))?;
+            registry.register(Box::new(approvals.clone()))?;
             registry.register(Box::new(audit_records.clone()))?;
             registry.register(Box::new(audit_write_failures.clone()))?;
             Ok(Self {
@@ -142,6 +182,11 @@ impl Metrics {
                 catalog_decisions,
                 inventory_changes,
                 page_filter,
+                llm_calls,
+                llm_tokens,
+                llm_latency,
+                tool_decisions,
+                approvals,
                 audit_records,
                 audit_write_failures,
             })

@@ -1,7 +1,10 @@
 //! The gateway's shared state: checked configuration, the site table, the upstream client and
 //! the metrics. Built once at start-up and shared by every connection behind an `Arc`.
 
+use crate::agent::turns::Turns;
+use crate::approvals::Approvals;
 use crate::audit::AuditLog;
+use crate::llm::LlmClient;
 use crate::config::{Config, Site};
 use crate::inventory::Inventory;
 use crate::metrics::{Metrics, SiteRequestMetrics};
@@ -33,6 +36,12 @@ pub struct Gateway {
     pub audit: Arc<AuditLog>,
     /// The tools and contexts pages reported.
     pub inventory: Arc<Inventory>,
+    /// The model the agent talks to; `None` when no `[llm]` is configured.
+    pub llm: Option<LlmClient>,
+    /// Approval records of safety-critical tool calls.
+    pub approvals: Arc<Approvals>,
+    /// The agent turns in progress.
+    pub turns: Arc<Turns>,
     /// Signs request tokens (CSRF) when there is no SSO to lend its session keys.
     local_keys: KeyRing,
     sites_by_host: HashMap<String, SiteEntry>,
@@ -57,7 +66,12 @@ impl Gateway {
         sso: Option<Arc<Sso>>,
         audit: Arc<AuditLog>,
         store: Arc<dyn Store>,
+        llm: Option<LlmClient>,
     ) -> Self {
+        let local_keys = KeyRing::ephemeral();
+        // Approval tokens are signed with a key derived from the session keys (configured keys
+        // survive restarts, so a pending approval does too) or, without SSO, this process's key.
+        let approvals_key = sso.as_ref().map_or(&local_keys, |sso| &sso.keys).derived_key(b"toolgate approvals v1");
         let sites_by_host = config
             .sites
             .iter()
@@ -75,8 +89,11 @@ impl Gateway {
             gateway_host: config.gateway_host(),
             sso,
             audit,
-            inventory: Arc::new(Inventory::new(store)),
-            local_keys: KeyRing::ephemeral(),
+            inventory: Arc::new(Inventory::new(store.clone())),
+            llm,
+            approvals: Arc::new(Approvals::new(store, approvals_key)),
+            turns: Arc::default(),
+            local_keys,
             config: Arc::new(config),
             metrics,
             policy,

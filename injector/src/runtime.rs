@@ -24,6 +24,8 @@ const RUNTIME_SOURCE: &str = concat!(
     include_str!("../runtime/parts/40-forms.js"),
     include_str!("../runtime/parts/45-forms-execute.js"),
     include_str!("../runtime/parts/50-ci4a.js"),
+    include_str!("../runtime/parts/60-agent.js"),
+    include_str!("../runtime/parts/70-panel.js"),
     include_str!("../runtime/parts/90-start.js"),
     "\n})();\n",
 );
@@ -118,6 +120,8 @@ mod tests {
             "// 40-forms.js",
             "// 45-forms-execute.js",
             "// 50-ci4a.js",
+            "// 60-agent.js",
+            "// 70-panel.js",
             "// 90-start.js",
         ];
         let positions: Vec<usize> = headers

@@ -2,13 +2,20 @@
 //!
 //! Every request here is authenticated like a page request (session cookie, the site's access
 //! rules); state-changing ones also need the session's CSRF token. Answers and errors are JSON.
-//! This issue brings `session` (who am I, the CSRF token, limits) and `catalog` (the page reports
-//! the tools it found, the gateway answers which ones the policy lets this user see, and keeps
-//! the inventory); the agent loop adds `turn`, `result` and `approvals`.
+//! `session` (who am I, the CSRF token, limits), `catalog` (the page reports the tools it found,
+//! the gateway answers which ones the policy lets this user see, and keeps the inventory),
+//! `turn` (a message in, the agent loop's events out), `result` (the page's answer to a tool
+//! call) and `approvals/{id}` (the user's own approval decisions).
 
+mod approval_endpoints;
 mod catalog;
 mod csrf;
+mod prompt;
 mod session;
+mod sse;
+mod turn;
+mod turn_endpoints;
+pub mod turns;
 
 use crate::body::{self, ProxyBody};
 use crate::config::Site;
@@ -75,7 +82,13 @@ pub async fn handle(
             Ok(session::respond(gateway, site, caller, request.uri().query().unwrap_or_default()))
         }
         (Method::POST, "catalog") => catalog::respond(gateway, site, caller, request, request_id).await,
-        (_, "session" | "catalog") => Err(ApiError::new(
+        (Method::POST, "turn") => turn_endpoints::start(gateway, site, caller, request, request_id).await,
+        (Method::POST, "result") => turn_endpoints::result(gateway, site, caller, request).await,
+        (method, path) if path.starts_with("approvals/") => {
+            let id = path.trim_start_matches("approvals/").to_owned();
+            approval_endpoints::respond(gateway, site, caller, method, &id, request, request_id).await
+        }
+        (_, "session" | "catalog" | "turn" | "result") => Err(ApiError::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             "this endpoint does not accept that method",

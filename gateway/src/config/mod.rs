@@ -4,6 +4,7 @@
 //! collecting every semantic problem with its line and key instead of stopping at the first.
 //! Secrets never live in this file (later issues read them from files or the environment).
 
+mod agent;
 mod forms;
 mod problem;
 mod raw;
@@ -11,6 +12,7 @@ mod sso;
 mod values;
 
 pub use problem::{ConfigError, Problem};
+pub use agent::AgentConfig;
 pub use sso::{ClaimNames, SsoConfig};
 
 use crate::secrets::SecretRef;
@@ -51,6 +53,10 @@ pub struct Config {
     pub limits: Limits,
     /// The internal sites, in id order.
     pub sites: Vec<Site>,
+    /// The model server; `None`: the agent answers that no model is configured.
+    pub llm: Option<crate::llm::LlmConfig>,
+    /// Limits of the agent loop.
+    pub agent: AgentConfig,
 }
 
 /// `[audit]`.
@@ -287,6 +293,11 @@ impl Checker<'_> {
                 .map(StoreLocation::Directory),
             None => Some(StoreLocation::Directory(PathBuf::from("toolgate-data"))),
         };
+        let llm = match &raw.llm {
+            Some(llm) => self.llm(llm).map(Some),
+            None => Some(None),
+        };
+        let agent = self.agent(&raw.agent);
         let policy_file = match &raw.policy {
             Some(policy) => {
                 self.check(&policy.file, "policy.file", values::absolute_or_relative_path).map(Some)
@@ -361,6 +372,8 @@ impl Checker<'_> {
             timeouts: timeouts?,
             limits: limits?,
             sites,
+            llm: llm?,
+            agent: agent?,
         })
     }
 

@@ -27,6 +27,46 @@ pub struct RawConfig {
     pub limits: RawLimits,
     #[serde(default)]
     pub sites: BTreeMap<Spanned<String>, RawSite>,
+    #[serde(default)]
+    pub llm: Option<RawLlm>,
+    #[serde(default)]
+    pub agent: RawAgent,
+}
+
+/// `[llm]`: the OpenAI-compatible model server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLlm {
+    pub base_url: Spanned<String>,
+    pub model: Spanned<String>,
+    #[serde(default)]
+    pub api_key: Option<Spanned<String>>,
+    #[serde(default)]
+    pub connect_timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    pub first_token_timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    pub idle_timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    pub max_retries: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub max_tokens: Option<Spanned<i64>>,
+}
+
+/// `[agent]`: limits of the agent loop.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    #[serde(default)]
+    pub max_rounds: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub max_concurrent_turns: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub tokens_per_hour: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub approval_timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    pub tool_timeout: Option<Spanned<String>>,
 }
 
 /// `[server]`: where the gateway listens and how it logs.

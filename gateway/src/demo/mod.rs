@@ -4,6 +4,7 @@
 
 pub mod apps;
 pub mod idp;
+pub mod model;
 
 use crate::config::Config;
 use crate::secrets::SecretRef;

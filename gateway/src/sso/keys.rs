@@ -54,6 +54,15 @@ impl KeyRing {
         Ok(Self { keys })
     }
 
+    /// A 32-byte key for another purpose, derived from the current key and `label`.
+    pub fn derived_key(&self, label: &[u8]) -> [u8; 32] {
+        let mut derived = [0u8; 32];
+        if let Some(key) = self.keys.first() {
+            derived.copy_from_slice(&hmac::sign(&key.signing, label).as_ref()[..32]);
+        }
+        derived
+    }
+
     /// One random key for this process only (signing without configured keys).
     pub fn ephemeral() -> Self {
         Self { keys: vec![Key::new(&random_bytes::<32>())] }

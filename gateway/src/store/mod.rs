@@ -25,6 +25,8 @@ pub enum Table {
     AuditContent,
     /// Tools and contexts pages reported, per site (`inventory.rs`).
     Inventory,
+    /// Approval records by approval id (`approvals/`).
+    Approvals,
     /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
     Meta,
 }
@@ -39,6 +41,7 @@ impl Table {
             Self::Audit => "audit",
             Self::AuditContent => "audit_content",
             Self::Inventory => "inventory",
+            Self::Approvals => "approvals",
             Self::Meta => "meta",
         }
     }

@@ -1,0 +1,318 @@
+//! One agent turn: the bounded loop between the model and the page.
+//!
+//! Each round streams the model's answer to the page; every tool call the model makes is checked
+//! with the policy at the enforcement point (`PolicyView::tool_call`, arguments included):
+//! denied → an error result goes back to the model and the user sees why; approval needed → the
+//! call waits, bounded, for a human; allowed → the page runs it and posts the result, which is
+//! redacted and capped before the model sees it. Every step is audited.
+
+use super::prompt::{self, ExposedTool, Prepared};
+use super::sse::{EventSender, TurnEvent};
+use super::turns::{Owner, ToolOutcome};
+use crate::approvals::{self, Approvals, ApprovalState, Binding};
+use crate::audit::AuditLog;
+use crate::audit::event::{AuditEvent, EventKind};
+use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
+use crate::metrics::Metrics;
+use policy::{PolicyView, ToolDecision};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// Everything a running turn needs, owned (it runs in its own task).
+pub struct TurnContext {
+    /// The turn's id.
+    pub id: String,
+    /// Whose turn it is.
+    pub owner: Owner,
+    /// The user's groups and email, for audit records.
+    pub actor: (Option<String>, Vec<String>),
+    /// The policy for this user on this site.
+    pub view: PolicyView,
+    /// The prompt and tools prepared for the model.
+    pub prepared: Prepared,
+    /// The model.
+    pub llm: LlmClient,
+    /// Approval records.
+    pub approvals: Arc<Approvals>,
+    /// The audit log.
+    pub audit: Arc<AuditLog>,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Model rounds allowed.
+    pub max_rounds: u32,
+    /// How long a call may wait for a human.
+    pub approval_timeout: Duration,
+    /// How long the page may take to run a tool.
+    pub tool_timeout: Duration,
+    /// The request id of the `/turn` request.
+    pub request_id: String,
+}
+
+/// What the loop hands back so the caller can charge the user's token budget.
+pub struct TurnUsage {
+    /// Tokens in and out.
+    pub tokens: u64,
+}
+
+/// Runs the turn until the model stops calling tools, a limit is hit, or the browser leaves.
+pub async fn run(mut turn: TurnContext, events: EventSender, mut results: mpsc::Receiver<ToolOutcome>) -> TurnUsage {
+    let (mut input_tokens, mut output_tokens) = (0, 0);
+    let mut messages = std::mem::take(&mut turn.prepared.messages);
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let started = Instant::now();
+        let request = ChatRequest { messages: messages.clone(), tools: turn.prepared.tools.clone(), max_tokens: None };
+        let answer = match model_round(&turn, request, &events).await {
+            Ok(answer) => answer,
+            Err(code_and_message) => {
+                let (code, message) = code_and_message;
+                turn.metrics.llm_calls.with_label_values(&[turn.owner.site.as_str(), code.as_str()]).inc();
+                audit_llm(&turn, None, started, &code).await;
+                events.send(&TurnEvent::Error { code, message }).await;
+                break;
+            }
+        };
+        input_tokens += answer.input_tokens;
+        output_tokens += answer.output_tokens;
+        turn.metrics.llm_calls.with_label_values(&[turn.owner.site.as_str(), "ok"]).inc();
+        turn.metrics.llm_tokens.with_label_values(&["input"]).inc_by(answer.input_tokens);
+        turn.metrics.llm_tokens.with_label_values(&["output"]).inc_by(answer.output_tokens);
+        turn.metrics.llm_latency.observe(started.elapsed().as_secs_f64());
+        audit_llm(&turn, Some(&answer), started, "ok").await;
+        messages.push(Message::Assistant {
+            content: (!answer.text.is_empty()).then(|| answer.text.clone()),
+            tool_calls: answer.tool_calls.clone(),
+        });
+        if answer.tool_calls.is_empty() || events.is_closed() {
+            break;
+        }
+        for call in &answer.tool_calls {
+            let content = handle_call(&turn, call, &events, &mut results).await;
+            messages.push(Message::Tool { call_id: call.id.clone(), content });
+            if events.is_closed() {
+                return TurnUsage { tokens: input_tokens + output_tokens };
+            }
+        }
+        if rounds >= turn.max_rounds {
+            let message = format!("stopped after {} tool rounds; ask again to continue", turn.max_rounds);
+            events.send(&TurnEvent::Error { code: "round_limit".into(), message }).await;
+            break;
+        }
+    }
+    events.send(&TurnEvent::Done { rounds, input_tokens, output_tokens }).await;
+    TurnUsage { tokens: input_tokens + output_tokens }
+}
+
+/// One model answer.
+struct Answer {
+    text: String,
+    tool_calls: Vec<ToolCall>,
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+/// Streams one model answer to the page; errors as (reason, message for the user).
+async fn model_round(
+    turn: &TurnContext,
+    request: ChatRequest,
+    events: &EventSender,
+) -> Result<Answer, (String, String)> {
+    let mut stream =
+        turn.llm.stream(request).await.map_err(|error| (error.reason().to_owned(), error.user_message()))?;
+    let mut answer = Answer { text: String::new(), tool_calls: Vec::new(), input_tokens: 0, output_tokens: 0 };
+    while let Some(event) = stream.next().await {
+        match event.map_err(|error| (error.reason().to_owned(), error.user_message()))? {
+            ChatEvent::TextDelta(delta) => {
+                answer.text.push_str(&delta);
+                if !events.send(&TurnEvent::Text { delta }).await {
+                    // The browser left: dropping the stream cancels the model call.
+                    return Err(("client_gone".into(), "the page was closed".into()));
+                }
+            }
+            ChatEvent::ToolCalls(calls) => answer.tool_calls = calls,
+            ChatEvent::Done { usage, .. } => {
+                if let Some(usage) = usage {
+                    answer.input_tokens = usage.input_tokens;
+                    answer.output_tokens = usage.output_tokens;
+                }
+            }
+        }
+    }
+    Ok(answer)
+}
+
+/// Checks and carries out one tool call; returns the text the model gets as its result.
+async fn handle_call(
+    turn: &TurnContext,
+    call: &ToolCall,
+    events: &EventSender,
+    results: &mut mpsc::Receiver<ToolOutcome>,
+) -> String {
+    let call_id = format!("{}-{}", turn.id, hex(&crate::random::random_bytes::<6>()));
+    let Some(exposed) = turn.prepared.names.get(&call.name) else {
+        // The model named a tool it was never offered (a denied one, or an invention).
+        let reason = "this tool is not available to you";
+        record_call(turn, &call.name, "deny", "not_offered", None).await;
+        events.send(&TurnEvent::ToolDenied { call_id, tool: call.name.clone(), reason: reason.into() }).await;
+        return format!("error: {reason}");
+    };
+    let args: serde_json::Value = match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
+        Ok(args) => args,
+        Err(_) => return "error: the arguments are not valid JSON; call again with a JSON object".into(),
+    };
+    let canonical = approvals::canonical_args(&args);
+    let (decision, explanation) = turn.view.tool_call(&exposed.reference, &args);
+    let explanation = serde_json::to_value(&explanation).ok();
+    turn.metrics.tool_decisions.with_label_values(&[turn.owner.site.as_str(), decision.label()]).inc();
+    let token = match decision {
+        ToolDecision::Deny { reason } => {
+            record_call(turn, &exposed.catalog_name, "deny", reason.label(), explanation).await;
+            let reason = reason.to_string();
+            events.send(&TurnEvent::ToolDenied { call_id, tool: exposed.catalog_name.clone(), reason: reason.clone() }).await;
+            return format!("error: denied by policy ({reason})");
+        }
+        ToolDecision::AskApproval { approver } => {
+            record_call(turn, &exposed.catalog_name, "ask_approval", "policy", explanation).await;
+            match approve(turn, exposed, &call_id, &args, &canonical, approver, events).await {
+                Ok(token) => Some(token),
+                Err(message) => return message,
+            }
+        }
+        ToolDecision::Allow => {
+            record_call(turn, &exposed.catalog_name, "allow", "policy", explanation).await;
+            None
+        }
+    };
+    let sent = TurnEvent::ToolCall {
+        call_id: call_id.clone(),
+        tool: exposed.catalog_name.clone(),
+        args: args.clone(),
+        approval_token: token,
+    };
+    if !events.send(&sent).await {
+        return "error: the page was closed".into();
+    }
+    match wait_for_result(results, &call_id, turn.tool_timeout).await {
+        Some(Ok(result)) => prompt::tool_result(&turn.view, &result).0,
+        Some(Err(error)) => format!("error from the page: {}", prompt::cap(&error, 500)),
+        None => {
+            events
+                .send(&TurnEvent::Error { code: "tool_timeout".into(), message: format!("{} did not answer in time", exposed.catalog_name) })
+                .await;
+            "error: the page did not answer in time".into()
+        }
+    }
+}
+
+/// Asks for approval and waits for it; the token on approval, else the model's error text.
+async fn approve(
+    turn: &TurnContext,
+    exposed: &ExposedTool,
+    call_id: &str,
+    args: &serde_json::Value,
+    canonical: &str,
+    approver: policy::Approver,
+    events: &EventSender,
+) -> Result<String, String> {
+    let now = crate::clock::unix_now();
+    let binding = Binding {
+        user: turn.owner.user.clone(),
+        session: turn.owner.session.clone(),
+        site: turn.owner.site.clone(),
+        tool: exposed.catalog_name.clone(),
+        args_digest: approvals::args_digest(canonical),
+        call_id: call_id.to_owned(),
+        expires_at: now + turn.approval_timeout.as_secs(),
+    };
+    let approver = match approver {
+        policy::Approver::User => approvals::Approver::User,
+        policy::Approver::Group(group) => approvals::Approver::Group(group.as_str().to_owned()),
+    };
+    let approver_label = match &approver {
+        approvals::Approver::User => "user".to_owned(),
+        approvals::Approver::Group(group) => group.clone(),
+    };
+    let record = turn
+        .approvals
+        .request(binding, canonical.to_owned(), approver, "policy asks for approval".into(), None, now)
+        .map_err(|_| "error: the approval could not be recorded".to_owned())?;
+    turn.metrics.approvals.with_label_values(&["requested"]).inc();
+    let required = TurnEvent::ApprovalRequired {
+        approval_id: record.id.clone(),
+        call_id: call_id.to_owned(),
+        tool: exposed.catalog_name.clone(),
+        args: args.clone(),
+        approver: approver_label,
+    };
+    if !events.send(&required).await {
+        return Err("error: the page was closed".into());
+    }
+    let deadline = tokio::time::Instant::now() + turn.approval_timeout;
+    let decided = turn.approvals.wait(&record.id, deadline).await;
+    let (decision, outcome) = match decided {
+        Ok(record) if matches!(record.state, ApprovalState::Approved { .. }) => ("approved", Ok(turn.approvals.token(&record))),
+        Ok(record) if matches!(record.state, ApprovalState::Denied { .. }) => {
+            ("denied", Err("error: a human declined this call; do not retry it".to_owned()))
+        }
+        _ => ("expired", Err("error: no human approved this call in time".to_owned())),
+    };
+    turn.metrics.approvals.with_label_values(&[decision]).inc();
+    events.send(&TurnEvent::ApprovalResolved { approval_id: record.id, decision: decision.into() }).await;
+    outcome
+}
+
+async fn wait_for_result(
+    results: &mut mpsc::Receiver<ToolOutcome>,
+    call_id: &str,
+    timeout: Duration,
+) -> Option<Result<serde_json::Value, String>> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        match tokio::time::timeout_at(deadline, results.recv()).await {
+            Ok(Some(outcome)) if outcome.call_id == call_id => return Some(outcome.result),
+            // A late answer to an earlier call that timed out: ignore it.
+            Ok(Some(_)) => continue,
+            Ok(None) | Err(_) => return None,
+        }
+    }
+}
+
+async fn record_call(
+    turn: &TurnContext,
+    tool: &str,
+    decision: &str,
+    reason: &str,
+    explanation: Option<serde_json::Value>,
+) {
+    let mut event = actor_event(turn, EventKind::ToolCall).resource(&format!("tool:{tool}")).decision(decision, reason);
+    event.tool = Some(tool.to_owned());
+    event.explanation = explanation;
+    turn.audit.record_or_log(event).await;
+}
+
+async fn audit_llm(turn: &TurnContext, answer: Option<&Answer>, started: Instant, outcome: &str) {
+    let mut event = actor_event(turn, EventKind::LlmCall).decision(if answer.is_some() { "success" } else { "failure" }, outcome);
+    event.model = Some(turn.llm.model().to_owned());
+    event.latency_ms = Some(started.elapsed().as_millis() as u64);
+    if let Some(answer) = answer {
+        event.input_tokens = Some(answer.input_tokens);
+        event.output_tokens = Some(answer.output_tokens);
+    }
+    turn.audit.record_or_log(event).await;
+}
+
+fn actor_event(turn: &TurnContext, kind: EventKind) -> AuditEvent {
+    let (email, groups) = &turn.actor;
+    let mut event = AuditEvent::new(kind)
+        .actor(&turn.owner.user, email.as_deref(), groups)
+        .site(&turn.owner.site)
+        .request(&turn.request_id);
+    event.session = Some(turn.owner.session.clone());
+    event
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

@@ -1,0 +1,212 @@
+//! `POST /.toolgate/agent/turn` (the user's message and the page's catalog in, a Server-Sent
+//! Events stream out) and `POST /.toolgate/agent/result` (the page's answer to a tool call).
+//!
+//! Both need the session's CSRF token. A turn starts only within the user's limits (concurrent
+//! turns, tokens per hour: 429 otherwise) and when a model is configured (503 otherwise).
+
+use super::catalog::ReportedTool;
+use super::prompt::{self, PageContext};
+use super::sse::{self, TurnEvent, Withheld};
+use super::turn::{self, TurnContext};
+use super::turns::{Owner, Refusal, ToolOutcome};
+use super::{ApiError, Caller, csrf, json};
+use crate::audit::event::{AuditEvent, EventKind};
+use crate::body::{IdleTimeout, ProxyBody};
+use crate::config::Site;
+use crate::request_id::RequestId;
+use crate::state::Gateway;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// Largest turn request (message, catalog and context texts).
+const MAX_TURN_BYTES: usize = 512 * 1024;
+/// Largest tool result a page may post.
+const MAX_RESULT_BYTES: usize = 256 * 1024;
+
+#[derive(Deserialize)]
+struct TurnRequest {
+    message: String,
+    #[serde(default)]
+    tools: Vec<ReportedTool>,
+    #[serde(default)]
+    contexts: Vec<PageContext>,
+}
+
+#[derive(Deserialize)]
+struct ResultRequest {
+    turn_id: String,
+    call_id: String,
+    #[serde(default)]
+    ok: bool,
+    #[serde(default)]
+    result: serde_json::Value,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// Starts a turn and answers with its event stream.
+pub async fn start(
+    gateway: &Gateway,
+    site: &Site,
+    caller: &Caller,
+    request: Request<Incoming>,
+    request_id: &RequestId,
+) -> Result<Response<ProxyBody>, ApiError> {
+    check_csrf(gateway, site, caller, &request)?;
+    let Some(llm) = gateway.llm.clone() else {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "llm_not_configured",
+            "no language model is configured for this gateway",
+        ));
+    };
+    let body: TurnRequest = read_json(gateway, request, MAX_TURN_BYTES).await?;
+    if body.message.trim().is_empty() {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_message", "the message is empty"));
+    }
+    let view = gateway.policy.current().view(&caller.subject(), &site.id);
+    let tools_on = super::session::page_tools_on(gateway, site, caller);
+    let (tools, contexts) = if tools_on { (body.tools, body.contexts) } else { (Vec::new(), Vec::new()) };
+    let user_name = caller.identity.as_ref().and_then(|identity| identity.name.clone()).unwrap_or_else(|| caller.user_id().to_owned());
+    let boundary = hex(&crate::random::random_bytes::<12>());
+    let prepared = prompt::prepare(&view, site.id.as_str(), &user_name, &body.message, &tools, &contexts, &boundary);
+
+    let owner = owner(gateway, site, caller);
+    let turn_id = hex(&crate::random::random_bytes::<12>());
+    let limits = &gateway.config.agent;
+    let (guard, results) = gateway
+        .turns
+        .start(turn_id.clone(), owner.clone(), limits.max_concurrent_turns, limits.tokens_per_hour)
+        .map_err(|refusal| match refusal {
+            Refusal::TooManyTurns(max) => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_turns",
+                format!("you already have {max} agent requests running; wait for one to finish"),
+            ),
+            Refusal::TokenBudget(tokens) => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "token_budget",
+                format!("you used your {tokens} model tokens for this hour; try again later"),
+            ),
+        })?;
+
+    let exposure = exposure_event(caller, site, &prepared, request_id);
+    let texts = [("prompt", body.message.as_str())];
+    gateway.audit.record_with_texts(exposure, &texts, site.capture_content).await.map_err(|_| {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "audit_unavailable", "the audit log cannot be written right now")
+    })?;
+
+    let started = TurnEvent::Started {
+        turn_id: turn_id.clone(),
+        tools: prepared.names.values().map(|tool| tool.catalog_name.clone()).collect(),
+        contexts: prepared.contexts_shown.clone(),
+        withheld: prepared
+            .withheld
+            .iter()
+            .map(|(kind, name, reason)| Withheld { kind, name: name.clone(), reason: reason.clone() })
+            .collect(),
+    };
+    let (events, response) = sse::channel();
+    let context = TurnContext {
+        id: turn_id,
+        owner,
+        actor: caller.identity.as_ref().map_or((None, Vec::new()), |identity| (identity.email.clone(), identity.groups.clone())),
+        view,
+        prepared,
+        llm,
+        approvals: gateway.approvals.clone(),
+        audit: gateway.audit.clone(),
+        metrics: gateway.metrics.clone(),
+        max_rounds: limits.max_rounds,
+        approval_timeout: limits.approval_timeout,
+        tool_timeout: limits.tool_timeout,
+        request_id: request_id.as_str().to_owned(),
+    };
+    let turns = gateway.turns.clone();
+    let user = caller.user_id().to_owned();
+    tokio::spawn(async move {
+        if events.send(&started).await {
+            let usage = turn::run(context, events, results).await;
+            turns.spend(&user, usage.tokens);
+        }
+        drop(guard);
+    });
+    Ok(response)
+}
+
+/// Hands a tool result to its turn.
+pub async fn result(
+    gateway: &Gateway,
+    site: &Site,
+    caller: &Caller,
+    request: Request<Incoming>,
+) -> Result<Response<ProxyBody>, ApiError> {
+    check_csrf(gateway, site, caller, &request)?;
+    let body: ResultRequest = read_json(gateway, request, MAX_RESULT_BYTES).await?;
+    let result = if body.ok { Ok(body.result) } else { Err(body.error.unwrap_or_else(|| "the tool failed".into())) };
+    let outcome = ToolOutcome { call_id: body.call_id, result };
+    if !gateway.turns.deliver(&body.turn_id, &owner(gateway, site, caller), outcome) {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, "no_such_turn", "this turn is over or is not yours"));
+    }
+    Ok(json(StatusCode::ACCEPTED, &serde_json::json!({"accepted": true})))
+}
+
+fn owner(gateway: &Gateway, site: &Site, caller: &Caller) -> Owner {
+    let session = match &caller.session {
+        Some(session) => gateway.audit.digest("session", session),
+        None => "anonymous".to_owned(),
+    };
+    Owner { user: caller.user_id().to_owned(), session, site: site.id.as_str().to_owned() }
+}
+
+fn check_csrf<B>(gateway: &Gateway, site: &Site, caller: &Caller, request: &Request<B>) -> Result<(), ApiError> {
+    let token = request.headers().get(csrf::HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
+    if csrf::verify(gateway, site, caller, token) {
+        Ok(())
+    } else {
+        Err(ApiError::new(StatusCode::FORBIDDEN, "csrf_failed", "missing or wrong X-Toolgate-CSRF token"))
+    }
+}
+
+async fn read_json<T: DeserializeOwned>(
+    gateway: &Gateway,
+    request: Request<Incoming>,
+    limit: usize,
+) -> Result<T, ApiError> {
+    let body = IdleTimeout::new(request.into_body(), gateway.config.timeouts.body_idle);
+    let bytes = Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", format!("the request exceeds {limit} bytes")))?
+        .to_bytes();
+    serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", format!("the request is not valid: {error}")))
+}
+
+/// The audit record of what the model is shown: tool and context names, what was withheld.
+fn exposure_event(caller: &Caller, site: &Site, prepared: &prompt::Prepared, request_id: &RequestId) -> AuditEvent {
+    let (email, groups) = caller
+        .identity
+        .as_ref()
+        .map_or((None, &[][..]), |identity| (identity.email.as_deref(), identity.groups.as_slice()));
+    let mut shown: Vec<String> = prepared.names.values().map(|tool| format!("tool:{}", tool.catalog_name)).collect();
+    shown.sort();
+    shown.extend(prepared.contexts_shown.iter().map(|name| format!("context:{name}")));
+    let mut event = AuditEvent::new(EventKind::CatalogExposure)
+        .actor(caller.user_id(), email, groups)
+        .site(site.id.as_str())
+        .request(request_id.as_str())
+        .resource(&prompt::cap(&shown.join(","), 4096))
+        .decision("shown", &format!("{} withheld, {} redactions", prepared.withheld.len(), prepared.redactions));
+    event.explanation = Some(serde_json::json!({
+        "withheld": prepared.withheld.iter().map(|(kind, name, _)| format!("{kind}:{name}")).collect::<Vec<_>>(),
+    }));
+    event
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

@@ -1,0 +1,605 @@
+// 70-panel.js — the agent panel: the user's side of the agent.
+//
+// Owns the `<toolgate-panel>` element the runtime adds at the end of <body> and everything in its
+// shadow root: the launcher, the chat (answers stream in), the tools and contexts the agent sees
+// and those kept from it (greyed, with the reason), example prompts made from the visible tools,
+// approval cards with the exact arguments the gateway will hold the call to, error notices, and
+// voice input where the browser has speech recognition.
+//
+// Safety rules: page and model text only ever goes into the DOM through `textContent` (never
+// markup); styles are a constructed stylesheet (not subject to the page's `style-src`), with a
+// <style> element only where constructed sheets do not exist; the shadow root is open so tests
+// can drive the panel, and state is marked with data attributes (documented in the README).
+
+const PANEL_TAG = 'toolgate-panel';
+const MAX_EXAMPLES = 4;
+const EXAMPLE_CHARS = 80;
+
+const PANEL_CSS = `
+:host { all: initial !important; display: block !important; position: fixed !important;
+  right: 0 !important; bottom: 0 !important; width: 0 !important; height: 0 !important;
+  z-index: 2147483647 !important; visibility: visible !important; opacity: 1 !important; }
+* { box-sizing: border-box; }
+[hidden] { display: none !important; }
+.root { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2330;
+  --accent: #2851c8; --muted: #667085; --line: #d6dae3; --danger: #b42318; --ok: #067647; }
+button, textarea { font: inherit; color: inherit; }
+button { cursor: pointer; border-radius: 8px; border: 1px solid var(--line); background: #fff;
+  padding: 6px 10px; }
+button:disabled { cursor: default; opacity: .55; }
+:focus-visible { outline: 3px solid #f79009; outline-offset: 2px; }
+.launcher { position: fixed; right: 16px; bottom: 16px; width: 52px; height: 52px; border-radius: 50%;
+  border: 0; background: var(--accent); color: #fff; font-size: 22px; font-weight: 700;
+  box-shadow: 0 4px 14px rgba(16,24,40,.3); }
+.launcher[data-attention="true"] { background: #f79009; box-shadow: 0 0 0 4px rgba(247,144,9,.35); }
+.panel { position: fixed; right: 16px; bottom: 80px; width: 400px; max-width: calc(100vw - 32px);
+  height: 600px; max-height: calc(100vh - 100px); display: flex; flex-direction: column;
+  background: #fff; border: 1px solid var(--line); border-radius: 14px;
+  box-shadow: 0 12px 40px rgba(16,24,40,.25); overflow: hidden; }
+header { display: flex; align-items: center; gap: 8px; padding: 10px 12px; border-bottom: 1px solid var(--line);
+  background: #f6f7fb; }
+header h2 { font-size: 15px; margin: 0; flex: 1; }
+.who { color: var(--muted); font-size: 12px; }
+.close { border: 0; background: transparent; font-size: 20px; line-height: 1; padding: 4px 8px; }
+.body { flex: 1; overflow-y: auto; padding: 10px 12px; display: flex; flex-direction: column; gap: 10px; }
+details { border: 1px solid var(--line); border-radius: 10px; padding: 6px 10px; }
+summary { cursor: pointer; font-weight: 600; }
+.entries { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-direction: column; gap: 4px; }
+.entry { display: flex; flex-wrap: wrap; gap: 2px 8px; }
+.entry .kind { font-size: 11px; text-transform: uppercase; color: var(--muted); min-width: 52px; }
+.entry .name { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
+.entry[data-visible="false"] { color: #98a2b3; }
+.entry[data-visible="false"] .name { text-decoration: line-through; }
+.entry .reason { font-size: 12px; color: #98a2b3; flex-basis: 100%; padding-left: 60px; }
+.notice { border-radius: 10px; padding: 8px 10px; background: #fffaeb; border: 1px solid #fedf89; }
+.examples { display: flex; flex-wrap: wrap; gap: 6px; }
+.examples button { font-size: 13px; border-radius: 16px; text-align: left; }
+.log { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }
+.msg { padding: 8px 10px; border-radius: 10px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.msg[data-role="user"] { background: var(--accent); color: #fff; align-self: flex-end; max-width: 85%; }
+.msg[data-role="assistant"] { background: #f2f4f7; align-self: flex-start; max-width: 95%; }
+.msg[data-role="tool"] { font-size: 12.5px; color: var(--muted); padding: 2px 10px; }
+.msg[data-role="tool"][data-status="failed"], .msg[data-role="denied"] { color: var(--danger); }
+.msg[data-role="error"] { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); }
+.msg[data-role="error"] strong { display: block; }
+.approval { border: 2px solid #f79009; border-radius: 10px; padding: 8px 10px; background: #fffcf5; }
+.approval h3 { margin: 0 0 4px; font-size: 14px; }
+.approval pre { margin: 6px 0; padding: 8px; background: #101828; color: #f2f4f7; border-radius: 8px;
+  max-height: 220px; overflow: auto; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.approval .actions { display: flex; gap: 8px; }
+.approval [data-action="approve"] { background: var(--ok); color: #fff; border-color: var(--ok); }
+.approval [data-action="deny"] { color: var(--danger); }
+.approval .status { font-weight: 600; }
+.approval[data-approval-state="approved"] .status { color: var(--ok); }
+.approval[data-approval-state="denied"] .status, .approval[data-approval-state="expired"] .status { color: var(--danger); }
+form { display: flex; gap: 6px; padding: 10px 12px; border-top: 1px solid var(--line); align-items: flex-end; }
+textarea { flex: 1; resize: none; min-height: 40px; max-height: 120px; padding: 8px; border-radius: 8px;
+  border: 1px solid var(--line); }
+.send { background: var(--accent); color: #fff; border-color: var(--accent); }
+.mic { display: inline-flex; align-items: center; justify-content: center; width: 38px; height: 36px; }
+.mic-icon { display: flex; flex-direction: column; align-items: center; }
+.mic-icon .capsule { width: 8px; height: 12px; border: 2px solid currentColor; border-radius: 5px; }
+.mic-icon .stand { width: 14px; height: 7px; margin-top: -3px; border: 2px solid currentColor; border-top: 0;
+  border-radius: 0 0 8px 8px; }
+.mic[aria-pressed="true"] { background: var(--danger); color: #fff; border-color: var(--danger); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; }
+@media (max-width: 390px) {
+  .panel { left: 0; right: 0; bottom: 0; width: 100vw; max-width: 100vw; height: 88vh; max-height: 88vh;
+    border-radius: 14px 14px 0 0; border-left: 0; border-right: 0; border-bottom: 0; }
+  .launcher { right: 12px; bottom: 12px; }
+}
+`;
+
+// What the panel says for each error code (the gateway's own message follows the title).
+const ERROR_TITLES = {
+  llm_unreachable: 'The language model cannot be reached.',
+  llm_timeout: 'The language model took too long to answer.',
+  llm_not_configured: 'No language model is configured.',
+  rate_limited: 'Too many requests.',
+  too_many_turns: 'Too many requests at once.',
+  token_budget: 'Usage limit reached.',
+  tool_timeout: 'A tool on this page did not answer in time.',
+  round_limit: 'The assistant stopped.',
+  csrf_failed: 'Your session changed: reload the page.',
+  not_signed_in: 'You are not signed in: reload the page.',
+  lost: 'The connection to the gateway was lost.',
+  voice: 'Voice input failed.',
+};
+
+/** A DOM element with attributes and children; text only ever through textContent. */
+function element(tag, attributes, children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (name === 'text') {
+      node.textContent = value;
+    } else if (value !== undefined && value !== null && value !== false) {
+      node.setAttribute(name, value === true ? '' : String(value));
+    }
+  }
+  for (const child of children || []) {
+    node.append(child);
+  }
+  return node;
+}
+
+/** A short, first-sentence example prompt from a tool's title or description. */
+function examplePrompt(tool) {
+  const description = String(tool.description || '').replace(/\s+/g, ' ').trim();
+  const sentence = description.split(/(?<=[.!?])\s/)[0].replace(/[.!?]+$/, '');
+  let text = sentence || String(tool.title || '').trim();
+  if (!text) {
+    return null;
+  }
+  if (text.length > EXAMPLE_CHARS) {
+    text = text.slice(0, EXAMPLE_CHARS - 1).trimEnd() + '…';
+  }
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A microphone drawn with CSS (no markup, no font dependency). */
+function micIcon() {
+  return element('span', { class: 'mic-icon', 'aria-hidden': 'true' }, [
+    element('span', { class: 'capsule' }),
+    element('span', { class: 'stand' }),
+  ]);
+}
+
+function createPanel() {
+  const host = document.createElement(PANEL_TAG);
+  const shadow = host.attachShadow({ mode: 'open' });
+  if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet === 'function') {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(PANEL_CSS);
+    shadow.adoptedStyleSheets = [sheet];
+  } else {
+    shadow.append(element('style', { text: PANEL_CSS }));
+  }
+
+  const ids = { panel: 'toolgate-agent-panel', title: 'toolgate-agent-title', input: 'toolgate-agent-input' };
+  const launcher = element('button', {
+    type: 'button', class: 'launcher', 'aria-label': 'Open the assistant', 'aria-expanded': 'false',
+    'aria-controls': ids.panel, 'data-action': 'open', text: '✦',
+  });
+  const closeButton = element('button', {
+    type: 'button', class: 'close', 'aria-label': 'Close the assistant', 'data-action': 'close', text: '×',
+  });
+  const who = element('span', { class: 'who' });
+  const entriesList = element('ul', { class: 'entries', 'aria-label': 'Tools and contexts' });
+  const entriesSummary = element('summary', { text: 'What the assistant can see' });
+  const entries = element('details', { class: 'catalog', 'data-section': 'catalog' }, [entriesSummary, entriesList]);
+  const notice = element('p', { class: 'notice', role: 'status', 'data-section': 'notice', hidden: true });
+  const examples = element('div', { class: 'examples', role: 'group', 'aria-label': 'Example requests', 'data-section': 'examples' });
+  const log = element('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', 'data-section': 'log' });
+  const body = element('div', { class: 'body' }, [notice, entries, examples, log]);
+  const input = element('textarea', {
+    id: ids.input, rows: '2', placeholder: 'Ask about this page…', 'data-field': 'message', autocomplete: 'off',
+  });
+  const label = element('label', { for: ids.input, class: 'visually-hidden', text: 'Message to the assistant' });
+  const mic = element('button', {
+    type: 'button', class: 'mic', 'aria-label': 'Speak your message', 'aria-pressed': 'false', 'data-action': 'voice',
+    hidden: true,
+  }, [micIcon()]);
+  const send = element('button', { type: 'submit', class: 'send', 'data-action': 'send', text: 'Send' });
+  const stop = element('button', { type: 'button', class: 'stop', 'data-action': 'stop', text: 'Stop', hidden: true });
+  const form = element('form', { 'aria-label': 'Ask the assistant' }, [label, input, mic, send, stop]);
+  const panel = element('section', {
+    id: ids.panel, class: 'panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': ids.title, hidden: true,
+  }, [
+    element('header', {}, [element('h2', { id: ids.title, text: 'Assistant' }), who, closeButton]),
+    body,
+    form,
+  ]);
+  const root = element('div', { class: 'root', 'data-open': 'false', 'data-turn': 'idle' }, [launcher, panel]);
+  shadow.append(root);
+
+  const state = { turn: null, withheld: new Map(), assistant: null, tools: new Map(), approvals: new Map() };
+
+  // ---- opening and closing --------------------------------------------------------------------
+
+  function open() {
+    panel.hidden = false;
+    launcher.removeAttribute('data-attention');
+    root.setAttribute('data-open', 'true');
+    launcher.setAttribute('aria-expanded', 'true');
+    launcher.setAttribute('aria-label', 'Close the assistant');
+    renderCatalog();
+    input.focus();
+  }
+
+  function close() {
+    panel.hidden = true;
+    root.setAttribute('data-open', 'false');
+    launcher.setAttribute('aria-expanded', 'false');
+    launcher.setAttribute('aria-label', 'Open the assistant');
+    launcher.focus();
+  }
+
+  launcher.addEventListener('click', () => (panel.hidden ? open() : close()));
+  closeButton.addEventListener('click', close);
+  root.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !panel.hidden) {
+      event.preventDefault();
+      event.stopPropagation();
+      close();
+    }
+  });
+
+  // ---- what the agent sees --------------------------------------------------------------------
+
+  function renderCatalog() {
+    const session = core.session;
+    who.textContent = session && session.user ? String(session.user.name || session.user.id || '') : '';
+    const { tools, contexts } = catalog();
+    const hiddenEntries = hidden();
+    const rows = [];
+    for (const [kind, list] of [['tool', tools], ['context', contexts]]) {
+      for (const entry of list) {
+        const withheld = state.withheld.get(`${kind}:${entry.name}`);
+        rows.push({ kind, name: entry.name, title: entry.title, reason: withheld, visible: withheld === undefined });
+      }
+    }
+    for (const entry of hiddenEntries) {
+      rows.push({ kind: entry.kind, name: entry.name, reason: hiddenLabel(entry.reason), visible: false });
+    }
+    entriesList.replaceChildren(...rows.map((row) => element('li', {
+      class: 'entry', 'data-entry': row.kind, 'data-name': row.name, 'data-visible': String(row.visible),
+    }, [
+      element('span', { class: 'kind', text: row.kind }),
+      element('span', { class: 'name', text: row.name }),
+      ...(row.visible ? [] : [element('span', { class: 'reason', text: `hidden: ${row.reason}` })]),
+    ])));
+    const visibleTools = rows.filter((row) => row.kind === 'tool' && row.visible).length;
+    const visibleContexts = rows.filter((row) => row.kind === 'context' && row.visible).length;
+    const hiddenCount = rows.filter((row) => !row.visible).length;
+    entriesSummary.textContent = `The assistant sees ${visibleTools} tool${visibleTools === 1 ? '' : 's'} and `
+      + `${visibleContexts} context${visibleContexts === 1 ? '' : 's'}`
+      + (hiddenCount > 0 ? ` (${hiddenCount} hidden by policy)` : '');
+    entries.hidden = rows.length === 0;
+
+    if (core.sessionState === 'off') {
+      showNotice('off', 'Page tools are off for you on this site: the assistant can answer questions but cannot use this page.');
+    } else if (tools.length === 0 && hiddenEntries.some((entry) => entry.kind === 'tool' && entry.reason === 'pending')) {
+      showNotice('pending', 'Checking with the gateway which tools the assistant may use…');
+    } else if (tools.length === 0) {
+      showNotice('no_tools', 'This page offers no tools to the assistant: it can answer questions but cannot act here.');
+    } else {
+      notice.hidden = true;
+      notice.removeAttribute('data-code');
+    }
+    renderExamples(tools, contexts);
+  }
+
+  function hiddenLabel(reason) {
+    switch (reason) {
+      case 'pending': return 'waiting for the gateway';
+      case 'disabled': return 'disabled on the page';
+      case 'page_tools_off': return 'page tools are off';
+      case 'session_unavailable': return 'no gateway session';
+      case 'over_limit': return 'over the size limit';
+      default: return String(reason);
+    }
+  }
+
+  function showNotice(code, text) {
+    notice.hidden = false;
+    notice.setAttribute('data-code', code);
+    notice.textContent = text;
+  }
+
+  function renderExamples(tools, contexts) {
+    const prompts = [];
+    const usable = tools.filter((tool) => !state.withheld.has(`tool:${tool.name}`));
+    if (usable.length > 0) {
+      prompts.push('What can you do on this page?');
+    } else if (contexts.length > 0) {
+      prompts.push('Summarize what this page shows.');
+    }
+    for (const tool of usable) {
+      const text = examplePrompt(tool);
+      if (text && !prompts.includes(text)) {
+        prompts.push(text);
+      }
+      if (prompts.length >= MAX_EXAMPLES) {
+        break;
+      }
+    }
+    examples.replaceChildren(...prompts.map((text) => {
+      const button = element('button', { type: 'button', 'data-example': '', text });
+      button.addEventListener('click', () => {
+        input.value = text;
+        input.focus();
+      });
+      return button;
+    }));
+    examples.hidden = prompts.length === 0 || log.childElementCount > 0;
+  }
+
+  subscribe(() => {
+    if (!panel.hidden) {
+      renderCatalog();
+    }
+  });
+
+  // ---- the conversation -----------------------------------------------------------------------
+
+  function append(node) {
+    const nearBottom = body.scrollHeight - body.scrollTop - body.clientHeight < 40;
+    log.append(node);
+    examples.hidden = true;
+    if (nearBottom || node.getAttribute('data-role') === 'user') {
+      body.scrollTop = body.scrollHeight;
+    }
+    return node;
+  }
+
+  function message(role, text, extra) {
+    return append(element('li', { class: 'msg', 'data-role': role, ...(extra || {}), text }));
+  }
+
+  function showError(code, text) {
+    const title = ERROR_TITLES[code] || 'Something went wrong.';
+    append(element('li', { class: 'msg', 'data-role': 'error', 'data-code': code, role: 'alert' }, [
+      element('strong', { text: title }),
+      element('span', { text: text || '' }),
+    ]));
+  }
+
+  function setBusy(busy) {
+    send.disabled = busy;
+    stop.hidden = !busy;
+    send.hidden = busy;
+  }
+
+  function submit() {
+    const text = input.value.trim();
+    if (!text || state.turn) {
+      return;
+    }
+    input.value = '';
+    message('user', text);
+    state.assistant = null;
+    state.tools.clear();
+    root.setAttribute('data-turn', 'running');
+    setBusy(true);
+    state.turn = startTurn(text, onEvent);
+    stop.focus();
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit();
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+  stop.addEventListener('click', () => {
+    if (state.turn) {
+      state.turn.stop();
+    }
+  });
+
+  function onEvent(event) {
+    switch (event.event) {
+      case 'started':
+        state.withheld = new Map((event.withheld || []).map((item) => [`${item.kind}:${item.name}`, String(item.reason)]));
+        renderCatalog();
+        break;
+      case 'text':
+        if (!state.assistant) {
+          state.assistant = message('assistant', '');
+          state.assistant.append(document.createTextNode(''));
+        }
+        state.assistant.firstChild.appendData(String(event.delta || ''));
+        if (body.scrollHeight - body.scrollTop - body.clientHeight < 80) {
+          body.scrollTop = body.scrollHeight;
+        }
+        break;
+      case 'tool_running':
+        // Later text starts a new bubble below the tool line.
+        state.assistant = null;
+        state.tools.set(event.call_id, message('tool', `Running ${event.tool}…`, {
+          'data-tool': event.tool, 'data-call-id': event.call_id, 'data-status': 'running',
+        }));
+        break;
+      case 'tool_finished': {
+        const line = state.tools.get(event.call_id);
+        if (line) {
+          line.setAttribute('data-status', event.ok ? 'done' : 'failed');
+          line.textContent = event.ok
+            ? `✓ ${event.tool} done`
+            : `✗ ${event.tool} failed: ${event.error ? event.error.message : 'error'}`;
+        }
+        break;
+      }
+      case 'tool_denied':
+        state.assistant = null;
+        message('denied', `Toolgate blocked ${event.tool}: ${event.reason}`, {
+          'data-tool': event.tool, 'data-call-id': event.call_id, role: 'status',
+        });
+        break;
+      case 'approval_required':
+        state.assistant = null;
+        append(approvalCard(event));
+        if (panel.hidden && event.approver === 'user') {
+          // The call waits for this user: make the closed launcher say so.
+          launcher.setAttribute('data-attention', 'true');
+          launcher.setAttribute('aria-label', 'Open the assistant: an action waits for your approval');
+        }
+        break;
+      case 'approval_resolved':
+        resolveCard(event.approval_id, String(event.decision));
+        break;
+      case 'error':
+        showError(String(event.code || 'error'), String(event.message || ''));
+        break;
+      case 'refused':
+        showError(event.code, event.message);
+        break;
+      case 'ended':
+        state.turn = null;
+        state.assistant = null;
+        for (const line of state.tools.values()) {
+          if (line.getAttribute('data-status') === 'running') {
+            line.setAttribute('data-status', 'cancelled');
+            line.textContent = `${line.getAttribute('data-tool')} cancelled`;
+          }
+        }
+        for (const [id, card] of state.approvals) {
+          if (card.getAttribute('data-approval-state') === 'pending') {
+            resolveCard(id, 'cancelled');
+          }
+        }
+        if (event.reason === 'lost') {
+          showError('lost', 'Send your message again.');
+        } else if (event.reason === 'stopped') {
+          message('tool', 'Stopped.', { 'data-status': 'stopped' });
+        }
+        root.setAttribute('data-turn', event.reason);
+        {
+          // The Stop button disappears; keep the keyboard user in the panel.
+          const active = shadow.activeElement;
+          setBusy(false);
+          if (!panel.hidden && (active === null || active === stop)) {
+            input.focus();
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ---- approvals ------------------------------------------------------------------------------
+
+  function approvalCard(event) {
+    const id = String(event.approval_id);
+    const mine = event.approver === 'user';
+    let args;
+    try {
+      args = JSON.stringify(event.args, null, 2);
+    } catch (error) {
+      args = String(event.args);
+    }
+    const status = element('p', { class: 'status', role: 'status', text: mine ? '' : `Waiting for approval by ${event.approver}…` });
+    const approve = element('button', { type: 'button', 'data-action': 'approve', text: 'Approve' });
+    const deny = element('button', { type: 'button', 'data-action': 'deny', text: 'Deny' });
+    const actions = element('div', { class: 'actions', hidden: !mine }, [approve, deny]);
+    const titleId = `toolgate-approval-${state.approvals.size + 1}`;
+    const card = element('li', {
+      class: 'approval', role: 'group', 'aria-labelledby': titleId, 'data-approval-id': id,
+      'data-approval-state': 'pending', 'data-tool': event.tool, 'data-approver': event.approver,
+    }, [
+      element('h3', { id: titleId, text: `Approve ${event.tool}?` }),
+      element('p', { text: 'The assistant wants to run this tool with exactly these arguments:' }),
+      element('pre', { class: 'args', 'data-field': 'args', tabindex: '0', 'aria-label': 'Arguments', text: args }),
+      actions,
+      status,
+    ]);
+    const decide = async (approved) => {
+      approve.disabled = true;
+      deny.disabled = true;
+      status.textContent = approved ? 'Approving…' : 'Denying…';
+      const answer = await decideApproval(id, approved, '');
+      if (answer.ok) {
+        // `approval_resolved` from the turn is the final word; this only covers its delay.
+        if (card.getAttribute('data-approval-state') === 'pending') {
+          status.textContent = approved ? 'Approved; running…' : 'Denied.';
+        }
+      } else {
+        status.textContent = `Could not record the decision: ${answer.error.message}`;
+        const open = card.getAttribute('data-approval-state') === 'pending';
+        approve.disabled = !open;
+        deny.disabled = !open;
+      }
+    };
+    approve.addEventListener('click', () => decide(true));
+    deny.addEventListener('click', () => decide(false));
+    state.approvals.set(id, card);
+    return card;
+  }
+
+  function resolveCard(id, decision) {
+    const card = state.approvals.get(String(id));
+    if (!card) {
+      return;
+    }
+    card.setAttribute('data-approval-state', decision);
+    for (const button of card.querySelectorAll('button')) {
+      button.disabled = true;
+    }
+    card.querySelector('.actions').hidden = true;
+    const texts = {
+      approved: 'Approved.',
+      denied: 'Denied: the assistant was told not to run it.',
+      expired: 'Expired: nobody decided in time.',
+      cancelled: 'Cancelled.',
+    };
+    card.querySelector('.status').textContent = texts[decision] || decision;
+  }
+
+  // ---- voice ----------------------------------------------------------------------------------
+
+  const Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+  if (typeof Recognition === 'function') {
+    mic.hidden = false;
+    let recognition = null;
+    mic.addEventListener('click', () => {
+      if (recognition) {
+        recognition.stop();
+        return;
+      }
+      recognition = new Recognition();
+      recognition.lang = document.documentElement.lang || navigator.language || 'en-US';
+      recognition.interimResults = true;
+      recognition.continuous = false;
+      const before = input.value ? `${input.value.trimEnd()} ` : '';
+      recognition.onresult = (event) => {
+        let heard = '';
+        for (let index = 0; index < event.results.length; index += 1) {
+          heard += event.results[index][0].transcript;
+        }
+        input.value = before + heard;
+      };
+      recognition.onerror = (event) => {
+        if (event.error !== 'aborted' && event.error !== 'no-speech') {
+          showError('voice', String(event.error));
+        }
+      };
+      recognition.onend = () => {
+        recognition = null;
+        mic.setAttribute('aria-pressed', 'false');
+        mic.setAttribute('aria-label', 'Speak your message');
+        input.focus();
+      };
+      mic.setAttribute('aria-pressed', 'true');
+      mic.setAttribute('aria-label', 'Stop listening');
+      try {
+        recognition.start();
+      } catch (error) {
+        recognition.onend();
+      }
+    });
+  }
+
+  return host;
+}
+
+/** Adds the panel once the first catalog round trip is over, when there is a session. */
+function mountPanel() {
+  if (!core.session || document.querySelector(PANEL_TAG) || !document.body) {
+    return;
+  }
+  try {
+    document.body.append(createPanel());
+  } catch (error) {
+    warn('the agent panel could not be added', String(error && error.message));
+  }
+}
+
+// Deferred: the gateway round trip (90-start.js) is defined after this part.
+ready.then(mountPanel);
