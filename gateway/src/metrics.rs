@@ -113,8 +113,11 @@ impl Metrics {
             &["direction"],
         );
         let llm_latency = Histogram::with_opts(
-            HistogramOpts::new("toolgate_llm_call_duration_seconds", "One model answer, request to last chunk.")
-                .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0]),
+            HistogramOpts::new(
+                "toolgate_llm_call_duration_seconds",
+                "One model answer, request to last chunk.",
+            )
+            .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0]),
         );
         let tool_decisions = IntCounterVec::new(
             Opts::new("toolgate_tool_decisions_total", "Policy decisions on the model's tool calls."),

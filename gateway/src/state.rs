@@ -4,9 +4,9 @@
 use crate::agent::turns::Turns;
 use crate::approvals::Approvals;
 use crate::audit::AuditLog;
-use crate::llm::LlmClient;
 use crate::config::{Config, Site};
 use crate::inventory::Inventory;
+use crate::llm::LlmClient;
 use crate::metrics::{Metrics, SiteRequestMetrics};
 use crate::policy_reload::PolicyHandle;
 use crate::sso::Sso;
@@ -71,7 +71,8 @@ impl Gateway {
         let local_keys = KeyRing::ephemeral();
         // Approval tokens are signed with a key derived from the session keys (configured keys
         // survive restarts, so a pending approval does too) or, without SSO, this process's key.
-        let approvals_key = sso.as_ref().map_or(&local_keys, |sso| &sso.keys).derived_key(b"toolgate approvals v1");
+        let approvals_key =
+            sso.as_ref().map_or(&local_keys, |sso| &sso.keys).derived_key(b"toolgate approvals v1");
         let sites_by_host = config
             .sites
             .iter()

@@ -41,18 +41,29 @@ pub async fn respond(
     match method {
         Method::GET => Ok(json(StatusCode::OK, &view(&record))),
         Method::POST => {
-            let token = request.headers().get(csrf::HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
+            let token =
+                request.headers().get(csrf::HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
             if !csrf::verify(gateway, site, caller, token) {
-                return Err(ApiError::new(StatusCode::FORBIDDEN, "csrf_failed", "missing or wrong X-Toolgate-CSRF token"));
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "csrf_failed",
+                    "missing or wrong X-Toolgate-CSRF token",
+                ));
             }
             let body = IdleTimeout::new(request.into_body(), gateway.config.timeouts.body_idle);
             let bytes = Limited::new(body, 4096)
                 .collect()
                 .await
-                .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", "the decision is too large"))?
+                .map_err(|_| {
+                    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", "the decision is too large")
+                })?
                 .to_bytes();
             let decision: DecisionRequest = serde_json::from_slice(&bytes).map_err(|error| {
-                ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", format!("the decision is not valid: {error}"))
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request",
+                    format!("the decision is not valid: {error}"),
+                )
             })?;
             let groups = caller.identity.as_ref().map(|identity| identity.groups.clone()).unwrap_or_default();
             let now = crate::clock::unix_now();
@@ -68,9 +79,17 @@ pub async fn respond(
                 .resource(&format!("approval:{id}"))
                 .decision(verdict, "user");
             event.tool = Some(decided.binding.tool.clone());
-            gateway.audit.record_with_texts(event, &[("comment", decision.comment.as_str())], site.capture_content).await.map_err(
-                |_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "audit_unavailable", "the audit log cannot be written right now"),
-            )?;
+            gateway
+                .audit
+                .record_with_texts(event, &[("comment", decision.comment.as_str())], site.capture_content)
+                .await
+                .map_err(|_| {
+                    ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "audit_unavailable",
+                        "the audit log cannot be written right now",
+                    )
+                })?;
             Ok(json(StatusCode::OK, &view(&decided)))
         }
         _ => Err(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "use GET or POST")),

@@ -104,7 +104,9 @@ pub fn prepare(
     let mut contexts_shown = Vec::new();
     for context in contexts.iter().filter(|context| valid_name(&context.name)) {
         match view.context(&ContextName::new(context.name.as_str())).0 {
-            ContextDecision::Deny { reason } => withheld.push(("context", context.name.clone(), reason.to_string())),
+            ContextDecision::Deny { reason } => {
+                withheld.push(("context", context.name.clone(), reason.to_string()))
+            }
             ContextDecision::Allow { .. } => {
                 if context_block.len() >= MAX_CONTEXTS_TOTAL {
                     withheld.push(("context", context.name.clone(), "too much context in one turn".into()));

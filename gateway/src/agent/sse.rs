@@ -144,7 +144,10 @@ impl http_body::Body for EventBody {
     type Data = Bytes;
     type Error = BoxError;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         self.0.poll_recv(cx).map(|event| event.map(|bytes| Ok(Frame::data(bytes))))
     }
 }

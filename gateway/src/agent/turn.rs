@@ -9,7 +9,7 @@
 use super::prompt::{self, ExposedTool, Prepared};
 use super::sse::{EventSender, TurnEvent};
 use super::turns::{Owner, ToolOutcome};
-use crate::approvals::{self, Approvals, ApprovalState, Binding};
+use crate::approvals::{self, ApprovalState, Approvals, Binding};
 use crate::audit::AuditLog;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
@@ -56,14 +56,19 @@ pub struct TurnUsage {
 }
 
 /// Runs the turn until the model stops calling tools, a limit is hit, or the browser leaves.
-pub async fn run(mut turn: TurnContext, events: EventSender, mut results: mpsc::Receiver<ToolOutcome>) -> TurnUsage {
+pub async fn run(
+    mut turn: TurnContext,
+    events: EventSender,
+    mut results: mpsc::Receiver<ToolOutcome>,
+) -> TurnUsage {
     let (mut input_tokens, mut output_tokens) = (0, 0);
     let mut messages = std::mem::take(&mut turn.prepared.messages);
     let mut rounds = 0;
     loop {
         rounds += 1;
         let started = Instant::now();
-        let request = ChatRequest { messages: messages.clone(), tools: turn.prepared.tools.clone(), max_tokens: None };
+        let request =
+            ChatRequest { messages: messages.clone(), tools: turn.prepared.tools.clone(), max_tokens: None };
         let answer = match model_round(&turn, request, &events).await {
             Ok(answer) => answer,
             Err(code_and_message) => {
@@ -121,7 +126,8 @@ async fn model_round(
 ) -> Result<Answer, (String, String)> {
     let mut stream =
         turn.llm.stream(request).await.map_err(|error| (error.reason().to_owned(), error.user_message()))?;
-    let mut answer = Answer { text: String::new(), tool_calls: Vec::new(), input_tokens: 0, output_tokens: 0 };
+    let mut answer =
+        Answer { text: String::new(), tool_calls: Vec::new(), input_tokens: 0, output_tokens: 0 };
     while let Some(event) = stream.next().await {
         match event.map_err(|error| (error.reason().to_owned(), error.user_message()))? {
             ChatEvent::TextDelta(delta) => {
@@ -158,10 +164,11 @@ async fn handle_call(
         events.send(&TurnEvent::ToolDenied { call_id, tool: call.name.clone(), reason: reason.into() }).await;
         return format!("error: {reason}");
     };
-    let args: serde_json::Value = match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
-        Ok(args) => args,
-        Err(_) => return "error: the arguments are not valid JSON; call again with a JSON object".into(),
-    };
+    let args: serde_json::Value =
+        match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
+            Ok(args) => args,
+            Err(_) => return "error: the arguments are not valid JSON; call again with a JSON object".into(),
+        };
     let canonical = approvals::canonical_args(&args);
     let (decision, explanation) = turn.view.tool_call(&exposed.reference, &args);
     let explanation = serde_json::to_value(&explanation).ok();
@@ -170,7 +177,13 @@ async fn handle_call(
         ToolDecision::Deny { reason } => {
             record_call(turn, &exposed.catalog_name, "deny", reason.label(), explanation).await;
             let reason = reason.to_string();
-            events.send(&TurnEvent::ToolDenied { call_id, tool: exposed.catalog_name.clone(), reason: reason.clone() }).await;
+            events
+                .send(&TurnEvent::ToolDenied {
+                    call_id,
+                    tool: exposed.catalog_name.clone(),
+                    reason: reason.clone(),
+                })
+                .await;
             return format!("error: denied by policy ({reason})");
         }
         ToolDecision::AskApproval { approver } => {
@@ -199,7 +212,10 @@ async fn handle_call(
         Some(Err(error)) => format!("error from the page: {}", prompt::cap(&error, 500)),
         None => {
             events
-                .send(&TurnEvent::Error { code: "tool_timeout".into(), message: format!("{} did not answer in time", exposed.catalog_name) })
+                .send(&TurnEvent::Error {
+                    code: "tool_timeout".into(),
+                    message: format!("{} did not answer in time", exposed.catalog_name),
+                })
                 .await;
             "error: the page did not answer in time".into()
         }
@@ -252,7 +268,9 @@ async fn approve(
     let deadline = tokio::time::Instant::now() + turn.approval_timeout;
     let decided = turn.approvals.wait(&record.id, deadline).await;
     let (decision, outcome) = match decided {
-        Ok(record) if matches!(record.state, ApprovalState::Approved { .. }) => ("approved", Ok(turn.approvals.token(&record))),
+        Ok(record) if matches!(record.state, ApprovalState::Approved { .. }) => {
+            ("approved", Ok(turn.approvals.token(&record)))
+        }
         Ok(record) if matches!(record.state, ApprovalState::Denied { .. }) => {
             ("denied", Err("error: a human declined this call; do not retry it".to_owned()))
         }
@@ -286,14 +304,16 @@ async fn record_call(
     reason: &str,
     explanation: Option<serde_json::Value>,
 ) {
-    let mut event = actor_event(turn, EventKind::ToolCall).resource(&format!("tool:{tool}")).decision(decision, reason);
+    let mut event =
+        actor_event(turn, EventKind::ToolCall).resource(&format!("tool:{tool}")).decision(decision, reason);
     event.tool = Some(tool.to_owned());
     event.explanation = explanation;
     turn.audit.record_or_log(event).await;
 }
 
 async fn audit_llm(turn: &TurnContext, answer: Option<&Answer>, started: Instant, outcome: &str) {
-    let mut event = actor_event(turn, EventKind::LlmCall).decision(if answer.is_some() { "success" } else { "failure" }, outcome);
+    let mut event = actor_event(turn, EventKind::LlmCall)
+        .decision(if answer.is_some() { "success" } else { "failure" }, outcome);
     event.model = Some(turn.llm.model().to_owned());
     event.latency_ms = Some(started.elapsed().as_millis() as u64);
     if let Some(answer) = answer {

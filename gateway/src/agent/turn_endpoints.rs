@@ -70,9 +70,14 @@ pub async fn start(
     let view = gateway.policy.current().view(&caller.subject(), &site.id);
     let tools_on = super::session::page_tools_on(gateway, site, caller);
     let (tools, contexts) = if tools_on { (body.tools, body.contexts) } else { (Vec::new(), Vec::new()) };
-    let user_name = caller.identity.as_ref().and_then(|identity| identity.name.clone()).unwrap_or_else(|| caller.user_id().to_owned());
+    let user_name = caller
+        .identity
+        .as_ref()
+        .and_then(|identity| identity.name.clone())
+        .unwrap_or_else(|| caller.user_id().to_owned());
     let boundary = hex(&crate::random::random_bytes::<12>());
-    let prepared = prompt::prepare(&view, site.id.as_str(), &user_name, &body.message, &tools, &contexts, &boundary);
+    let prepared =
+        prompt::prepare(&view, site.id.as_str(), &user_name, &body.message, &tools, &contexts, &boundary);
 
     let owner = owner(gateway, site, caller);
     let turn_id = hex(&crate::random::random_bytes::<12>());
@@ -96,7 +101,11 @@ pub async fn start(
     let exposure = exposure_event(caller, site, &prepared, request_id);
     let texts = [("prompt", body.message.as_str())];
     gateway.audit.record_with_texts(exposure, &texts, site.capture_content).await.map_err(|_| {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "audit_unavailable", "the audit log cannot be written right now")
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "audit_unavailable",
+            "the audit log cannot be written right now",
+        )
     })?;
 
     let started = TurnEvent::Started {
@@ -113,7 +122,10 @@ pub async fn start(
     let context = TurnContext {
         id: turn_id,
         owner,
-        actor: caller.identity.as_ref().map_or((None, Vec::new()), |identity| (identity.email.clone(), identity.groups.clone())),
+        actor: caller
+            .identity
+            .as_ref()
+            .map_or((None, Vec::new()), |identity| (identity.email.clone(), identity.groups.clone())),
         view,
         prepared,
         llm,
@@ -146,10 +158,15 @@ pub async fn result(
 ) -> Result<Response<ProxyBody>, ApiError> {
     check_csrf(gateway, site, caller, &request)?;
     let body: ResultRequest = read_json(gateway, request, MAX_RESULT_BYTES).await?;
-    let result = if body.ok { Ok(body.result) } else { Err(body.error.unwrap_or_else(|| "the tool failed".into())) };
+    let result =
+        if body.ok { Ok(body.result) } else { Err(body.error.unwrap_or_else(|| "the tool failed".into())) };
     let outcome = ToolOutcome { call_id: body.call_id, result };
     if !gateway.turns.deliver(&body.turn_id, &owner(gateway, site, caller), outcome) {
-        return Err(ApiError::new(StatusCode::NOT_FOUND, "no_such_turn", "this turn is over or is not yours"));
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_turn",
+            "this turn is over or is not yours",
+        ));
     }
     Ok(json(StatusCode::ACCEPTED, &serde_json::json!({"accepted": true})))
 }
@@ -162,7 +179,12 @@ fn owner(gateway: &Gateway, site: &Site, caller: &Caller) -> Owner {
     Owner { user: caller.user_id().to_owned(), session, site: site.id.as_str().to_owned() }
 }
 
-fn check_csrf<B>(gateway: &Gateway, site: &Site, caller: &Caller, request: &Request<B>) -> Result<(), ApiError> {
+fn check_csrf<B>(
+    gateway: &Gateway,
+    site: &Site,
+    caller: &Caller,
+    request: &Request<B>,
+) -> Result<(), ApiError> {
     let token = request.headers().get(csrf::HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
     if csrf::verify(gateway, site, caller, token) {
         Ok(())
@@ -180,19 +202,36 @@ async fn read_json<T: DeserializeOwned>(
     let bytes = Limited::new(body, limit)
         .collect()
         .await
-        .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", format!("the request exceeds {limit} bytes")))?
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                format!("the request exceeds {limit} bytes"),
+            )
+        })?
         .to_bytes();
-    serde_json::from_slice(&bytes)
-        .map_err(|error| ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", format!("the request is not valid: {error}")))
+    serde_json::from_slice(&bytes).map_err(|error| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            format!("the request is not valid: {error}"),
+        )
+    })
 }
 
 /// The audit record of what the model is shown: tool and context names, what was withheld.
-fn exposure_event(caller: &Caller, site: &Site, prepared: &prompt::Prepared, request_id: &RequestId) -> AuditEvent {
+fn exposure_event(
+    caller: &Caller,
+    site: &Site,
+    prepared: &prompt::Prepared,
+    request_id: &RequestId,
+) -> AuditEvent {
     let (email, groups) = caller
         .identity
         .as_ref()
         .map_or((None, &[][..]), |identity| (identity.email.as_deref(), identity.groups.as_slice()));
-    let mut shown: Vec<String> = prepared.names.values().map(|tool| format!("tool:{}", tool.catalog_name)).collect();
+    let mut shown: Vec<String> =
+        prepared.names.values().map(|tool| format!("tool:{}", tool.catalog_name)).collect();
     shown.sort();
     shown.extend(prepared.contexts_shown.iter().map(|name| format!("context:{name}")));
     let mut event = AuditEvent::new(EventKind::CatalogExposure)
@@ -200,7 +239,10 @@ fn exposure_event(caller: &Caller, site: &Site, prepared: &prompt::Prepared, req
         .site(site.id.as_str())
         .request(request_id.as_str())
         .resource(&prompt::cap(&shown.join(","), 4096))
-        .decision("shown", &format!("{} withheld, {} redactions", prepared.withheld.len(), prepared.redactions));
+        .decision(
+            "shown",
+            &format!("{} withheld, {} redactions", prepared.withheld.len(), prepared.redactions),
+        );
     event.explanation = Some(serde_json::json!({
         "withheld": prepared.withheld.iter().map(|(kind, name, _)| format!("{kind}:{name}")).collect::<Vec<_>>(),
     }));

@@ -65,7 +65,8 @@ impl Turns {
         hourly_tokens: u64,
     ) -> Result<(TurnGuard, mpsc::Receiver<ToolOutcome>), Refusal> {
         let hour = unix_now() / 3600;
-        let used = lock(&self.tokens).get(&owner.user).filter(|(h, _)| *h == hour).map_or(0, |(_, used)| *used);
+        let used =
+            lock(&self.tokens).get(&owner.user).filter(|(h, _)| *h == hour).map_or(0, |(_, used)| *used);
         if used >= hourly_tokens {
             return Err(Refusal::TokenBudget(hourly_tokens));
         }

@@ -82,7 +82,8 @@ mod tests {
             expires_at: NOW + 300,
         };
         let form = FormTarget { method: "POST".into(), action_path: "/expenses".into() };
-        let record = approvals.request(binding, canonical, Approver::User, "", Some(form), NOW).expect("request");
+        let record =
+            approvals.request(binding, canonical, Approver::User, "", Some(form), NOW).expect("request");
         let record = approvals.decide(&record.id, "alice", &[], true, "", NOW).expect("decide");
         let token = approvals.token(&record);
         (approvals, token)
@@ -110,7 +111,9 @@ mod tests {
     fn other_values_forms_calls_users_and_missing_tokens_are_refused() {
         let (approvals, token) = approved();
         let body = |amount: &str, call: &str, method: &str| {
-            format!("_method={method}&amount={amount}&note=taxi&__toolgate_call={call}&__toolgate_approval={token}")
+            format!(
+                "_method={method}&amount={amount}&note=taxi&__toolgate_call={call}&__toolgate_approval={token}"
+            )
         };
         let other_path = FormSubmission { action_path: "/expenses/delete", ..SUBMISSION };
         let other_user = FormSubmission { user: "mallory", ..SUBMISSION };

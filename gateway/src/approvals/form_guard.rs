@@ -94,7 +94,11 @@ pub fn agent_submission(
 }
 
 /// Finds the agent marker in a query string (GET forms). Same answers as [`agent_submission`].
-pub fn query_mark(method: &Method, headers: &HeaderMap, query: &str) -> Result<Option<AgentMark>, GuardError> {
+pub fn query_mark(
+    method: &Method,
+    headers: &HeaderMap,
+    query: &str,
+) -> Result<Option<AgentMark>, GuardError> {
     if query.len() > MAX_GUARDED_BODY {
         return if mentions_marker(query.as_bytes()) { Err(GuardError::TooLarge) } else { Ok(None) };
     }
@@ -221,7 +225,8 @@ fn multipart_fields(boundary: &str, body: &[u8]) -> Result<Vec<(String, String)>
             (Some(_), true) => return Err("marker sent as a file"),
             (Some(_), false) => {}
             (None, _) => {
-                let value = String::from_utf8(part.content).map_err(|_| "multipart text field is not UTF-8")?;
+                let value =
+                    String::from_utf8(part.content).map_err(|_| "multipart text field is not UTF-8")?;
                 fields.push((part.name, value));
             }
         }
@@ -247,7 +252,11 @@ fn plain_text(body: &[u8]) -> Result<Vec<(String, String)>, &'static str> {
 fn json_fields(body: &[u8]) -> Result<Vec<(String, String)>, &'static str> {
     let value: Value = serde_json::from_slice(body).map_err(|_| "malformed JSON body")?;
     if !value.is_object() {
-        return if mentions_marker(body) { Err("marker inside a JSON body that is not an object") } else { Ok(Vec::new()) };
+        return if mentions_marker(body) {
+            Err("marker inside a JSON body that is not an object")
+        } else {
+            Ok(Vec::new())
+        };
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let members = deserializer.deserialize_map(Members).map_err(|_| "malformed JSON body")?;
@@ -314,7 +323,8 @@ fn unescape_json(bytes: &[u8]) -> Vec<u8> {
     let mut output = Vec::with_capacity(bytes.len());
     let mut index = 0;
     while index < bytes.len() {
-        let escaped = bytes[index..].starts_with(b"\\u00")
+        let escaped = bytes[index..]
+            .starts_with(b"\\u00")
             .then(|| bytes.get(index + 4..index + 6))
             .flatten()
             .and_then(|digits| std::str::from_utf8(digits).ok())

@@ -77,7 +77,10 @@ fn marker_name_variants_and_a_token_alone_still_mark() {
 #[test]
 fn human_submissions_are_not_marked() {
     assert_eq!(form("amount=1200&note=__toolgate_call"), Ok(None), "marker text in a value");
-    assert_eq!(multipart(&MULTIPART.replace("__toolgate_call\"", "other\"").replace("__toolgate_approval", "x")), Ok(None));
+    assert_eq!(
+        multipart(&MULTIPART.replace("__toolgate_call\"", "other\"").replace("__toolgate_approval", "x")),
+        Ok(None)
+    );
     assert_eq!(json(r#"{"amount": 1}"#), Ok(None));
     assert_eq!(json(r#"[1, 2]"#), Ok(None));
     assert_eq!(agent_submission(&Method::POST, &HeaderMap::new(), b""), Ok(None));
@@ -106,12 +109,16 @@ fn duplicate_markers_must_agree() {
 #[test]
 fn method_override_gives_the_effective_method() {
     assert_eq!(marked(form("_method=delete&__toolgate_call=c")).method, Method::DELETE);
-    let header = headers(&[("content-type", "application/x-www-form-urlencoded"), ("x-http-method-override", "PUT")]);
+    let header =
+        headers(&[("content-type", "application/x-www-form-urlencoded"), ("x-http-method-override", "PUT")]);
     let mark = marked(agent_submission(&Method::POST, &header, b"__toolgate_call=c"));
     assert_eq!(mark.method, Method::PUT);
     let conflicting = agent_submission(&Method::POST, &header, b"_method=PATCH&__toolgate_call=c");
     assert_eq!(conflicting, Err(GuardError::Conflicting("method override")));
-    assert_eq!(form("_method=DE%20LETE&__toolgate_call=c"), Err(GuardError::Malformed("invalid method override")));
+    assert_eq!(
+        form("_method=DE%20LETE&__toolgate_call=c"),
+        Err(GuardError::Malformed("invalid method override"))
+    );
     let json_override = marked(json(r#"{"_method": "patch", "__toolgate_call": "c"}"#));
     assert_eq!(json_override.method, Method::PATCH);
     assert!(json_override.fields.is_empty());
@@ -133,14 +140,21 @@ fn malformed_bodies_fail_closed_when_the_marker_may_be_in_them() {
     let result = agent_submission(&Method::POST, &HeaderMap::new(), b"__toolgate_call=c");
     assert!(matches!(result, Err(GuardError::Malformed(_))), "no Content-Type");
     let twice = headers(&[("content-type", "application/json"), ("content-type", "text/plain")]);
-    assert!(matches!(agent_submission(&Method::POST, &twice, b"__toolgate_call=c"), Err(GuardError::Malformed(_))));
+    assert!(matches!(
+        agent_submission(&Method::POST, &twice, b"__toolgate_call=c"),
+        Err(GuardError::Malformed(_))
+    ));
     // Header-marked with a body that cannot be read: refused even without marker text inside.
     let marked_broken = headers(&[("content-type", "application/json"), ("x-toolgate-call", "c")]);
-    assert!(matches!(agent_submission(&Method::POST, &marked_broken, b"{oops"), Err(GuardError::Malformed(_))));
+    assert!(matches!(
+        agent_submission(&Method::POST, &marked_broken, b"{oops"),
+        Err(GuardError::Malformed(_))
+    ));
     // The same broken bodies without any marker are someone else's problem: forwarded as-is.
     assert_eq!(json("{oops"), Ok(None));
     assert_eq!(multipart("garbage"), Ok(None));
-    let file_marker = MULTIPART.replace("name=\"__toolgate_call\"", "name=\"__toolgate_call\"; filename=\"a\"");
+    let file_marker =
+        MULTIPART.replace("name=\"__toolgate_call\"", "name=\"__toolgate_call\"; filename=\"a\"");
     assert!(matches!(multipart(&file_marker), Err(GuardError::Malformed(_))));
 }
 
@@ -163,14 +177,35 @@ fn submitted_fields_must_carry_exactly_the_approved_arguments() {
     let fields = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
         pairs.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
     };
-    let exact = [("amount", "1200"), ("note", "taxi"), ("receipt", "on"), ("tags", "a"), ("tags", "b"), ("csrf", "z")];
+    let exact = [
+        ("amount", "1200"),
+        ("note", "taxi"),
+        ("receipt", "on"),
+        ("tags", "a"),
+        ("tags", "b"),
+        ("csrf", "z"),
+    ];
     assert!(fields_match_args(args, &fields(&exact)));
     let cases: [&[(&str, &str)]; 5] = [
         &[("amount", "12000"), ("note", "taxi"), ("receipt", "on"), ("tags", "a"), ("tags", "b")],
         &[("amount", "1200"), ("note", "taxi"), ("tags", "a"), ("tags", "b")],
         &[("amount", "1200"), ("note", "taxi"), ("receipt", "on"), ("tags", "a")],
-        &[("amount", "1200"), ("amount", "1"), ("note", "taxi"), ("receipt", "on"), ("tags", "a"), ("tags", "b")],
-        &[("amount", "1200"), ("note", "taxi"), ("receipt", "on"), ("tags", "a"), ("tags", "b"), ("urgent", "on")],
+        &[
+            ("amount", "1200"),
+            ("amount", "1"),
+            ("note", "taxi"),
+            ("receipt", "on"),
+            ("tags", "a"),
+            ("tags", "b"),
+        ],
+        &[
+            ("amount", "1200"),
+            ("note", "taxi"),
+            ("receipt", "on"),
+            ("tags", "a"),
+            ("tags", "b"),
+            ("urgent", "on"),
+        ],
     ];
     for case in cases {
         assert!(!fields_match_args(args, &fields(case)), "{case:?}");

@@ -27,9 +27,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::sync::Arc;
 use std::time::Duration;
+use token::ApprovalKeys;
 use tokio::sync::watch;
 use tokio::time::Instant;
-use token::ApprovalKeys;
 
 /// Largest canonical arguments an approval may carry (what the approver reads must fit a card).
 pub const MAX_CANONICAL_ARGS: usize = 64 * 1024;
@@ -135,7 +135,9 @@ impl Approvals {
         }
         self.update(id, |record| {
             match &record.approver {
-                Approver::User if decider_user != record.binding.user => return Err(ApprovalError::NotAllowed),
+                Approver::User if decider_user != record.binding.user => {
+                    return Err(ApprovalError::NotAllowed);
+                }
                 Approver::User => {}
                 Approver::Group(group) if !decider_groups.iter().any(|member_of| member_of == group) => {
                     return Err(ApprovalError::NotAllowed);
@@ -174,8 +176,9 @@ impl Approvals {
             if record.state != ApprovalState::Pending {
                 return Ok(record);
             }
-            let until = deadline
-                .min(Instant::now() + Duration::from_secs(record.binding.expires_at.saturating_sub(unix_now())));
+            let until = deadline.min(
+                Instant::now() + Duration::from_secs(record.binding.expires_at.saturating_sub(unix_now())),
+            );
             if Instant::now() >= until {
                 return self.expire(id);
             }
@@ -201,7 +204,12 @@ impl Approvals {
     /// session, site, tool, args digest, call id; `expected.expires_at` is not compared — the
     /// record's expiry, signed into the token, governs) and moves `Approved → Consumed` with
     /// compare-and-swap. Each way of failing has its own error.
-    pub fn consume(&self, token: &str, expected: &Binding, now: u64) -> Result<ApprovalRecord, ApprovalError> {
+    pub fn consume(
+        &self,
+        token: &str,
+        expected: &Binding,
+        now: u64,
+    ) -> Result<ApprovalRecord, ApprovalError> {
         self.consume_with(token, now, |binding| {
             let checks = [
                 (binding.user == expected.user, ApprovalError::OtherUser),
@@ -268,9 +276,10 @@ impl Approvals {
             check(&record.binding)?;
             match record.state {
                 ApprovalState::Approved { .. } if record.is_expired(now) => Err(ApprovalError::Expired),
-                ApprovalState::Approved { .. } => {
-                    Ok(Step::Write(ApprovalRecord { state: ApprovalState::Consumed { at: now }, ..record.clone() }))
-                }
+                ApprovalState::Approved { .. } => Ok(Step::Write(ApprovalRecord {
+                    state: ApprovalState::Consumed { at: now },
+                    ..record.clone()
+                })),
                 ApprovalState::Consumed { .. } => Err(ApprovalError::Replayed),
                 ApprovalState::Denied { .. } => Err(ApprovalError::Denied),
                 ApprovalState::Expired => Err(ApprovalError::Expired),
@@ -374,14 +383,17 @@ fn validate_request(
             && form.method.len() <= 16
             && form.method.bytes().all(|byte| byte.is_ascii_uppercase());
         if !method_ok || !form.action_path.starts_with('/') || form.action_path.len() > MAX_ACTION_PATH {
-            return Err(ApprovalError::Invalid("form target needs an upper-case method and an absolute path"));
+            return Err(ApprovalError::Invalid(
+                "form target needs an upper-case method and an absolute path",
+            ));
         }
     }
     Ok(())
 }
 
 fn encode(record: &ApprovalRecord) -> Result<Vec<u8>, ApprovalError> {
-    serde_json::to_vec(record).map_err(|error| ApprovalError::Store(crate::store::StoreError(error.to_string())))
+    serde_json::to_vec(record)
+        .map_err(|error| ApprovalError::Store(crate::store::StoreError(error.to_string())))
 }
 
 fn truncate(text: &str, limit: usize) -> String {

@@ -27,7 +27,8 @@ pub(super) fn parse(boundary: &str, body: &[u8]) -> Result<Vec<Part>, &'static s
     let mut position = if body.starts_with(&delimiter) {
         delimiter.len()
     } else {
-        find(body, &inner_delimiter, 0).ok_or("multipart body has no opening boundary")? + inner_delimiter.len()
+        find(body, &inner_delimiter, 0).ok_or("multipart body has no opening boundary")?
+            + inner_delimiter.len()
     };
     let mut parts = Vec::new();
     loop {
@@ -47,15 +48,16 @@ pub(super) fn parse(boundary: &str, body: &[u8]) -> Result<Vec<Part>, &'static s
         let (headers_end, content_start) = if body[position..].starts_with(b"\r\n") {
             (position, position + 2)
         } else {
-            let end = find(&body[position..], b"\r\n\r\n", 0).ok_or("multipart part headers are truncated")?;
+            let end =
+                find(&body[position..], b"\r\n\r\n", 0).ok_or("multipart part headers are truncated")?;
             (position + end, position + end + 4)
         };
         if headers_end - position > MAX_PART_HEADERS {
             return Err("multipart part headers are too large");
         }
         let (name, filename) = part_headers(&body[position..headers_end])?;
-        let content_end =
-            find(body, &inner_delimiter, content_start).ok_or("multipart part is not closed by a boundary")?;
+        let content_end = find(body, &inner_delimiter, content_start)
+            .ok_or("multipart part is not closed by a boundary")?;
         parts.push(Part { name, filename, content: body[content_start..content_end].to_vec() });
         position = content_end + inner_delimiter.len();
     }
@@ -191,7 +193,8 @@ Content-Disposition: form-data; name*=utf-8''n%C3%A4me\r\n\r\n\r\n--XyZ--\r\nepi
         let part = |headers: &str| format!("--b\r\n{headers}\r\n\r\nv\r\n--b--");
         assert!(parse("b", part("Content-Disposition: form-data; name=a").as_bytes()).is_ok());
         let refused = [
-            "--b\r\nContent-Disposition: form-data; name=a\r\n\r\nvalue without a closing boundary".to_owned(),
+            "--b\r\nContent-Disposition: form-data; name=a\r\n\r\nvalue without a closing boundary"
+                .to_owned(),
             "no boundary at all".to_owned(),
             part("Content-Disposition: form-data"),
             part("Content-Disposition: attachment; name=a"),
@@ -201,7 +204,10 @@ Content-Disposition: form-data; name*=utf-8''n%C3%A4me\r\n\r\n\r\n--XyZ--\r\nepi
             part("Content-Disposition: form-data; name=a\r\n folded: yes"),
             part("Content-Disposition: form-data; name=a\r\nContent-Transfer-Encoding: base64"),
             part("X-Other: 1"),
-            format!("--b\r\nContent-Disposition: form-data; name=a\r\n{}\r\n\r\nv\r\n--b--", "X: y\r\n".repeat(2000)),
+            format!(
+                "--b\r\nContent-Disposition: form-data; name=a\r\n{}\r\n\r\nv\r\n--b--",
+                "X: y\r\n".repeat(2000)
+            ),
             "--bXjunk\r\n".to_owned(),
         ];
         for body in refused {

@@ -132,7 +132,10 @@ fn deciding_after_expiry_marks_the_record_expired() {
     let record = pending(&approvals, Approver::User);
     let late = record.binding.expires_at;
     assert_eq!(error(approvals.decide(&record.id, "alice", &[], true, "", late)), "expired");
-    assert_eq!(approvals.get(&record.id).expect("get").map(|record| record.state), Some(ApprovalState::Expired));
+    assert_eq!(
+        approvals.get(&record.id).expect("get").map(|record| record.state),
+        Some(ApprovalState::Expired)
+    );
     assert_eq!(error(approvals.decide(&record.id, "alice", &[], true, "", NOW)), "expired");
 }
 
@@ -156,7 +159,10 @@ fn sizes_and_inconsistent_requests_are_refused() {
     let result = approvals.request(binding.clone(), r#"{"a":1}"#.into(), Approver::User, "", None, NOW);
     assert_eq!(error(result), "invalid_request", "digest must match");
     let stale = Binding { expires_at: NOW, ..binding.clone() };
-    assert_eq!(error(approvals.request(stale, "{}".into(), Approver::User, "", None, NOW)), "invalid_request");
+    assert_eq!(
+        error(approvals.request(stale, "{}".into(), Approver::User, "", None, NOW)),
+        "invalid_request"
+    );
     let form = FormTarget { method: "post".into(), action_path: "/submit".into() };
     let result = approvals.request(binding, "{}".into(), Approver::User, "", Some(form), NOW);
     assert_eq!(error(result), "invalid_request", "form method must be upper case");

@@ -26,7 +26,10 @@ impl ApprovalKeys {
         // Separate keys for separate jobs, so a session digest can never pass for a token tag.
         let root = hmac::Key::new(hmac::HMAC_SHA256, secret);
         let derive = |label: &[u8]| hmac::Key::new(hmac::HMAC_SHA256, hmac::sign(&root, label).as_ref());
-        Self { token: derive(b"toolgate approval token key v1"), session: derive(b"toolgate session binding v1") }
+        Self {
+            token: derive(b"toolgate approval token key v1"),
+            session: derive(b"toolgate session binding v1"),
+        }
     }
 
     /// The token for approval `id` bound to `binding`.
@@ -62,7 +65,8 @@ pub(super) fn parse(token: &str) -> Option<(&str, Vec<u8>)> {
 
 /// Whether `id` is shaped like an approval id (so it can be a store key without surprises).
 pub(super) fn is_id(id: &str) -> bool {
-    id.len() == ID_LENGTH && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+    id.len() == ID_LENGTH
+        && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
 }
 
 fn tag_input(id: &str, binding: &Binding) -> Vec<u8> {

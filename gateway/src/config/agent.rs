@@ -51,12 +51,18 @@ impl super::Checker<'_> {
             Some(value) => self.check(value, "llm.api_key", SecretRef::parse).map(Some),
         };
         let defaults = LlmConfig::new(url::Url::parse("http://127.0.0.1/").ok()?, "");
-        let connect_timeout = self.duration_or(&raw.connect_timeout, "llm.connect_timeout", defaults.connect_timeout);
-        let first_token_timeout =
-            self.duration_or(&raw.first_token_timeout, "llm.first_token_timeout", defaults.first_token_timeout);
+        let connect_timeout =
+            self.duration_or(&raw.connect_timeout, "llm.connect_timeout", defaults.connect_timeout);
+        let first_token_timeout = self.duration_or(
+            &raw.first_token_timeout,
+            "llm.first_token_timeout",
+            defaults.first_token_timeout,
+        );
         let idle_timeout = self.duration_or(&raw.idle_timeout, "llm.idle_timeout", defaults.idle_timeout);
-        let max_retries = self.count_or(&raw.max_retries, "llm.max_retries", u64::from(defaults.max_retries), 0, 10);
-        let max_tokens = self.count_or(&raw.max_tokens, "llm.max_tokens", u64::from(defaults.max_tokens), 16, 1 << 20);
+        let max_retries =
+            self.count_or(&raw.max_retries, "llm.max_retries", u64::from(defaults.max_retries), 0, 10);
+        let max_tokens =
+            self.count_or(&raw.max_tokens, "llm.max_tokens", u64::from(defaults.max_tokens), 16, 1 << 20);
         let mut config = LlmConfig::new(base_url?, model?);
         config.api_key = api_key?;
         config.connect_timeout = connect_timeout?;
@@ -69,7 +75,8 @@ impl super::Checker<'_> {
 
     pub(super) fn agent(&mut self, raw: &raw::RawAgent) -> Option<AgentConfig> {
         let defaults = AgentConfig::default();
-        let max_rounds = self.count_or(&raw.max_rounds, "agent.max_rounds", u64::from(defaults.max_rounds), 1, 50);
+        let max_rounds =
+            self.count_or(&raw.max_rounds, "agent.max_rounds", u64::from(defaults.max_rounds), 1, 50);
         let max_concurrent = self.count_or(
             &raw.max_concurrent_turns,
             "agent.max_concurrent_turns",
@@ -77,7 +84,13 @@ impl super::Checker<'_> {
             1,
             1000,
         );
-        let tokens = self.count_or(&raw.tokens_per_hour, "agent.tokens_per_hour", defaults.tokens_per_hour, 1, u64::MAX >> 1);
+        let tokens = self.count_or(
+            &raw.tokens_per_hour,
+            "agent.tokens_per_hour",
+            defaults.tokens_per_hour,
+            1,
+            u64::MAX >> 1,
+        );
         let approval_timeout =
             self.duration_or(&raw.approval_timeout, "agent.approval_timeout", defaults.approval_timeout);
         let tool_timeout = self.duration_or(&raw.tool_timeout, "agent.tool_timeout", defaults.tool_timeout);
@@ -90,14 +103,26 @@ impl super::Checker<'_> {
         })
     }
 
-    fn duration_or(&mut self, value: &Option<Spanned<String>>, key: &str, default: Duration) -> Option<Duration> {
+    fn duration_or(
+        &mut self,
+        value: &Option<Spanned<String>>,
+        key: &str,
+        default: Duration,
+    ) -> Option<Duration> {
         match value {
             None => Some(default),
             Some(value) => self.check(value, key, values::duration),
         }
     }
 
-    fn count_or(&mut self, value: &Option<Spanned<i64>>, key: &str, default: u64, min: u64, max: u64) -> Option<u64> {
+    fn count_or(
+        &mut self,
+        value: &Option<Spanned<i64>>,
+        key: &str,
+        default: u64,
+        min: u64,
+        max: u64,
+    ) -> Option<u64> {
         let Some(spanned) = value else { return Some(default) };
         match u64::try_from(*spanned.get_ref()) {
             Ok(count) if (min..=max).contains(&count) => Some(count),

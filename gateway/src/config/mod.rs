@@ -11,8 +11,8 @@ mod raw;
 mod sso;
 mod values;
 
-pub use problem::{ConfigError, Problem};
 pub use agent::AgentConfig;
+pub use problem::{ConfigError, Problem};
 pub use sso::{ClaimNames, SsoConfig};
 
 use crate::secrets::SecretRef;

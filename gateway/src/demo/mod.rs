@@ -81,7 +81,18 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
         TcpListener::bind(("127.0.0.1", 0)).await.context("cannot start the demo sign-in provider")?;
     let provider = idp::start_with(idp_listener, client, options, shutdown.wait())?;
 
-    let mut config = Config::parse(&config_text(port, &apps, &provider.issuer), "<demo configuration>")?;
+    // The demo's language model is a deterministic stand-in (not a model): see demo/model/.
+    let model_listener =
+        TcpListener::bind(("127.0.0.1", 0)).await.context("cannot start the stand-in model")?;
+    let model_address = model_listener.local_addr()?;
+    let model_shutdown = shutdown.wait();
+    tokio::spawn(async move {
+        if let Err(error) = model::serve(model_listener, model_shutdown).await {
+            tracing::error!(error = %error, "the demo stand-in model stopped");
+        }
+    });
+    let mut config =
+        Config::parse(&config_text(port, &apps, &provider.issuer, model_address), "<demo configuration>")?;
     config.embedded_policy = Some(DEMO_POLICY);
     if let Some(sso) = &mut config.sso {
         // The demo made this secret itself; a real deployment reads it from a file or the
@@ -111,7 +122,7 @@ pub struct DemoApps {
 const DEMO_CLIENT_ID: &str = "toolgate-demo";
 
 /// The demo's configuration, written as a file would be so it goes through the same checks.
-pub fn config_text(port: u16, apps: &DemoApps, issuer: &str) -> String {
+pub fn config_text(port: u16, apps: &DemoApps, issuer: &str, model: SocketAddr) -> String {
     let DemoApps { tasks, travel, helpdesk, expenses } = apps;
     format!(
         r#"public_url = "http://localhost:{port}"
@@ -129,6 +140,12 @@ algorithms = ["ES256"]
 
 [store]
 path = ":memory:"
+
+# A deterministic stand-in for an OpenAI-compatible model (see demo/model/); point base_url at
+# vLLM, Ollama, llama.cpp server or LiteLLM to use a real model.
+[llm]
+base_url = "http://{model}/v1"
+model = "toolgate-demo-stand-in"
 
 [sites.tasks]
 host = "tasks.localhost"

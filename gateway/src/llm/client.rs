@@ -81,8 +81,9 @@ impl LlmClient {
                 let key = secret
                     .read()
                     .map_err(|error| LlmError::Config(format!("cannot read llm.api_key: {error}")))?;
-                let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
-                    .map_err(|_| LlmError::Config(format!("llm.api_key ({secret}) is not a valid header value")))?;
+                let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                    LlmError::Config(format!("llm.api_key ({secret}) is not a valid header value"))
+                })?;
                 value.set_sensitive(true);
                 Some(value)
             }
@@ -242,7 +243,8 @@ async fn status_failure(response: Response<Incoming>) -> Failure {
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok())
         .map(Duration::from_secs);
-    let body = read_bounded(response.into_body(), MAX_ERROR_BYTES, ERROR_READ_TIMEOUT).await.unwrap_or_default();
+    let body =
+        read_bounded(response.into_body(), MAX_ERROR_BYTES, ERROR_READ_TIMEOUT).await.unwrap_or_default();
     let status = if status == StatusCode::TOO_MANY_REQUESTS { 429 } else { status.as_u16() };
     Failure { error: LlmError::Status { status, message: wire::status_message(&body) }, retry_after }
 }

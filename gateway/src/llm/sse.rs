@@ -117,7 +117,8 @@ mod tests {
     #[test]
     fn a_last_event_without_blank_line_is_delivered_at_the_end() {
         assert_eq!(decode_in_pieces(b"data: [DONE]", 4), vec![b"[DONE]".to_vec()]);
-        assert!(decode_in_pieces(b"data:\n\n: only a comment\n\n", 3).is_empty());
+        // `data:` with no value is an event with empty data; a comment alone is no event.
+        assert_eq!(decode_in_pieces(b"data:\n\n: only a comment\n\n", 3), vec![Vec::<u8>::new()]);
     }
 
     #[test]

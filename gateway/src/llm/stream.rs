@@ -124,8 +124,11 @@ impl ChatStream {
 
     /// Applies one event's data: `[DONE]`, an error, or a chunk of the answer.
     fn event(&mut self, data: &[u8]) -> Result<(), LlmError> {
-        if data.trim_ascii() == b"[DONE]" {
-            return self.complete();
+        match data.trim_ascii() {
+            b"[DONE]" => return self.complete(),
+            // An event with empty data carries nothing (some servers send them as keep-alives).
+            b"" => return Ok(()),
+            _ => {}
         }
         let chunk: Chunk = wire::parse("a streamed chunk", data)?;
         if let Some(error) = chunk.error {

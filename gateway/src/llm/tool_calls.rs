@@ -55,11 +55,6 @@ impl ToolCallAssembler {
         Ok(())
     }
 
-    /// Whether any piece arrived.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.calls.is_empty()
-    }
-
     /// The assembled calls; a call without a name is malformed and fails the answer.
     pub(crate) fn finish(self) -> Result<Vec<ToolCall>, LlmError> {
         self.calls
@@ -86,17 +81,13 @@ impl ToolCallAssembler {
         let found = match delta.index {
             // The latest call with this index, unless the piece carries another call's id
             // (servers that number every parallel call 0).
-            Some(index) => self
-                .indexes
-                .iter()
-                .rposition(|known| *known == Some(index))
-                .filter(|&position| id.is_none_or(|id| self.calls[position].id.is_empty() || self.calls[position].id == id)),
+            Some(index) => self.indexes.iter().rposition(|known| *known == Some(index)).filter(|&position| {
+                id.is_none_or(|id| self.calls[position].id.is_empty() || self.calls[position].id == id)
+            }),
             // Without an index: the last call, unless the piece carries a new id.
-            None => self
-                .calls
-                .len()
-                .checked_sub(1)
-                .filter(|&last| id.is_none_or(|id| self.calls[last].id.is_empty() || self.calls[last].id == id)),
+            None => self.calls.len().checked_sub(1).filter(|&last| {
+                id.is_none_or(|id| self.calls[last].id.is_empty() || self.calls[last].id == id)
+            }),
         };
         if let Some(position) = found {
             return Ok(position);
@@ -135,7 +126,10 @@ mod tests {
             r#"{"index":0,"function":{"arguments":"\"rome\"}"}}"#,
             r#"{"index":1,"function":{"arguments":": 7}"}}"#,
         ]);
-        assert_eq!(calls.ok(), Some(vec![call("call_a", "search", r#"{"q":"rome"}"#), call("call_b", "book", r#"{"id": 7}"#)]));
+        assert_eq!(
+            calls.ok(),
+            Some(vec![call("call_a", "search", r#"{"q":"rome"}"#), call("call_b", "book", r#"{"id": 7}"#)])
+        );
     }
 
     #[test]
@@ -155,16 +149,26 @@ mod tests {
 
     #[test]
     fn missing_ids_are_generated_and_nameless_calls_fail() {
-        assert_eq!(assemble(&[r#"{"index":0,"function":{"name":"a","arguments":"{}"}}"#]).ok(), Some(vec![call("call_0", "a", "{}")]));
-        assert!(matches!(assemble(&[r#"{"index":0,"function":{"arguments":"{}"}}"#]), Err(LlmError::Protocol(_))));
+        assert_eq!(
+            assemble(&[r#"{"index":0,"function":{"name":"a","arguments":"{}"}}"#]).ok(),
+            Some(vec![call("call_0", "a", "{}")])
+        );
+        assert!(matches!(
+            assemble(&[r#"{"index":0,"function":{"arguments":"{}"}}"#]),
+            Err(LlmError::Protocol(_))
+        ));
     }
 
     #[test]
     fn too_many_calls_or_too_much_argument_text_fail() {
-        let many: Vec<String> = (0..=MAX_TOOL_CALLS).map(|i| format!(r#"{{"index":{i},"function":{{"name":"t"}}}}"#)).collect();
+        let many: Vec<String> =
+            (0..=MAX_TOOL_CALLS).map(|i| format!(r#"{{"index":{i},"function":{{"name":"t"}}}}"#)).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         assert!(matches!(assemble(&many), Err(LlmError::Protocol(_))));
-        let piece = format!(r#"{{"index":0,"function":{{"name":"t","arguments":"{}"}}}}"#, "a".repeat(MAX_ARGUMENT_BYTES));
+        let piece = format!(
+            r#"{{"index":0,"function":{{"name":"t","arguments":"{}"}}}}"#,
+            "a".repeat(MAX_ARGUMENT_BYTES)
+        );
         assert!(matches!(assemble(&[&piece]), Err(LlmError::Protocol(_))));
     }
 }

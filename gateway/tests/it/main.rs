@@ -5,6 +5,7 @@ mod cdp;
 mod harness;
 
 mod agent_api;
+// mod agent_turn;
 mod audit;
 mod browser;
 mod cli;
@@ -14,6 +15,7 @@ mod forms;
 mod headers;
 mod limits;
 mod pages;
+mod panel;
 mod passthrough;
 mod policy;
 mod process;

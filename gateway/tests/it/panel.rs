@@ -44,12 +44,14 @@ async fn open_panel(page: &Page) {
 }
 
 async fn key(page: &Page, key: &str, code: &str, key_code: u32) {
+    // Enter needs its text so that it also activates a focused button (keypress).
+    let text = if key == "Enter" { "\r" } else { "" };
     for kind in ["keyDown", "keyUp"] {
-        page.call(
-            "Input.dispatchKeyEvent",
-            json!({"type": kind, "key": key, "code": code, "windowsVirtualKeyCode": key_code}),
-        )
-        .await;
+        let mut event = json!({"type": kind, "key": key, "code": code, "windowsVirtualKeyCode": key_code});
+        if kind == "keyDown" && !text.is_empty() {
+            event["text"] = json!(text);
+        }
+        page.call("Input.dispatchKeyEvent", event).await;
     }
 }
 
@@ -101,13 +103,17 @@ async fn panel_lists_visible_tools_and_greys_out_hidden_ones_with_the_reason() {
         json!("message"),
         "opening puts the focus in the message field"
     );
-    assert_eq!(panel(&page, "root.querySelector('[data-action=open]').getAttribute('aria-expanded')").await, json!("true"));
+    assert_eq!(
+        panel(&page, "root.querySelector('[data-action=open]').getAttribute('aria-expanded')").await,
+        json!("true")
+    );
     let entries = panel(
         &page,
         "JSON.stringify([...root.querySelectorAll('[data-entry=tool]')].map((e) => [e.dataset.name, e.dataset.visible, e.textContent]))",
     )
     .await;
-    let entries: Vec<(String, String, String)> = serde_json::from_str(entries.as_str().expect("json")).expect("json");
+    let entries: Vec<(String, String, String)> =
+        serde_json::from_str(entries.as_str().expect("json")).expect("json");
     let visible: Vec<&str> =
         entries.iter().filter(|entry| entry.1 == "true").map(|entry| entry.0.as_str()).collect();
     let mut sorted = visible.clone();
@@ -116,7 +122,11 @@ async fn panel_lists_visible_tools_and_greys_out_hidden_ones_with_the_reason() {
     let booking = entries.iter().find(|entry| entry.0 == "book_flight").expect("book_flight is listed");
     assert_eq!(booking.1, "false", "book_flight is greyed out for alice");
     assert!(booking.2.contains("hidden: "), "the reason is shown: {}", booking.2);
-    let examples = panel(&page, "JSON.stringify([...root.querySelectorAll('[data-example]')].map((b) => b.textContent))").await;
+    let examples = panel(
+        &page,
+        "JSON.stringify([...root.querySelectorAll('[data-example]')].map((b) => b.textContent))",
+    )
+    .await;
     let examples: Vec<String> = serde_json::from_str(examples.as_str().expect("json")).expect("json");
     assert!((2..=4).contains(&examples.len()), "2–4 example prompts: {examples:?}");
     assert_no_script_errors(&page);
@@ -130,7 +140,10 @@ async fn escape_closes_the_panel_and_focus_returns_to_the_launcher() {
     panel_until(&page, "root.querySelector('.root').dataset.open === 'false'").await;
     assert_eq!(panel(&page, "root.querySelector('.panel').hidden").await, json!(true));
     assert_eq!(panel(&page, "root.activeElement && root.activeElement.dataset.action").await, json!("open"));
-    assert_eq!(panel(&page, "root.querySelector('[data-action=open]').getAttribute('aria-expanded')").await, json!("false"));
+    assert_eq!(
+        panel(&page, "root.querySelector('[data-action=open]').getAttribute('aria-expanded')").await,
+        json!("false")
+    );
     // Enter on the focused launcher opens it again.
     key(&page, "Enter", "Enter", 13).await;
     panel_until(&page, "root.querySelector('.root').dataset.open === 'true'").await;
@@ -187,7 +200,10 @@ async fn a_tool_call_runs_on_the_page_and_the_answer_comes_back() {
     let tasks = page.eval("document.getElementById('tasks').textContent").await;
     assert!(tasks.as_str().unwrap_or("").contains("Water the plants"), "the page ran the tool: {tasks}");
     let after = log.iter().position(|row| row.0 == "tool").expect("tool line");
-    assert!(log[after..].iter().any(|row| row.0 == "assistant"), "the model answers after the result: {log:?}");
+    assert!(
+        log[after..].iter().any(|row| row.0 == "assistant"),
+        "the model answers after the result: {log:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -203,10 +219,13 @@ async fn an_approval_card_shows_the_canonical_arguments_and_approving_runs_the_c
     let shown = panel(&page, &format!("{card}.querySelector('pre').textContent")).await;
     let shown: Value = serde_json::from_str(shown.as_str().expect("args text")).expect("the card shows JSON");
     // The card shows what the gateway recorded for the approval: the canonical arguments.
-    let recorded = page.eval(&format!("fetch('/.toolgate/agent/approvals/{id}').then((r) => r.json())")).await;
+    let recorded =
+        page.eval(&format!("fetch('/.toolgate/agent/approvals/{id}').then((r) => r.json())")).await;
     assert_eq!(shown, recorded["args"], "card args vs the approval record");
     assert_eq!(shown, json!({"id": 3}));
-    assert!(page.eval("document.getElementById('tasks').textContent").await.as_str().unwrap_or("").contains("#3"));
+    assert!(
+        page.eval("document.getElementById('tasks').textContent").await.as_str().unwrap_or("").contains("#3")
+    );
 
     panel(&page, &format!("{card}.querySelector('[data-action=approve]').click()")).await;
     assert_eq!(turn_ends(&page).await, "done", "{:?}", conversation(&page).await);
@@ -226,9 +245,14 @@ async fn denying_an_approval_keeps_the_page_untouched() {
     panel_until(&page, "root.querySelector('[data-approval-id] [data-action=deny]')").await;
     panel(&page, "root.querySelector('[data-approval-id] [data-action=deny]').click()").await;
     assert_eq!(turn_ends(&page).await, "done", "{:?}", conversation(&page).await);
-    assert_eq!(panel(&page, "root.querySelector('[data-approval-id]').dataset.approvalState").await, json!("denied"));
+    assert_eq!(
+        panel(&page, "root.querySelector('[data-approval-id]').dataset.approvalState").await,
+        json!("denied")
+    );
     assert!(!conversation(&page).await.iter().any(|row| row.0 == "tool" && row.2.contains("delete_task")));
-    assert!(page.eval("document.getElementById('tasks').textContent").await.as_str().unwrap_or("").contains("#2"));
+    assert!(
+        page.eval("document.getElementById('tasks').textContent").await.as_str().unwrap_or("").contains("#2")
+    );
 }
 
 /// A page whose CSP allows no inline styles, with one VOIX tool.

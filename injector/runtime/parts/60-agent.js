@@ -104,12 +104,18 @@ async function runTurn(turn, message) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  let heldCr = '';
   let outcome = 'lost';
   for (;;) {
     const { value, done } = await reader.read();
-    buffer += decoder.decode(value || new Uint8Array(0), { stream: !done });
-    // Messages end with a blank line; accept \n, \r\n and \r line ends alike.
-    buffer = buffer.replace(/\r\n?/g, '\n');
+    let chunk = heldCr + decoder.decode(value || new Uint8Array(0), { stream: !done });
+    // Messages end with a blank line; accept \n, \r\n and \r line ends alike (a \r at the end
+    // of a chunk waits for the next one, which may start with its \n).
+    heldCr = !done && chunk.endsWith('\r') ? '\r' : '';
+    if (heldCr) {
+      chunk = chunk.slice(0, -1);
+    }
+    buffer += chunk.replace(/\r\n?/g, '\n');
     let boundary = buffer.indexOf('\n\n');
     while (boundary !== -1) {
       const block = buffer.slice(0, boundary);

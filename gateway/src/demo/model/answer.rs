@@ -48,7 +48,10 @@ pub(super) fn answer(request: &ChatBody) -> Answer {
     let tool_words = words(&function.name);
     let empty = Value::Null;
     let schema = function.parameters.as_ref().unwrap_or(&empty);
-    Answer::Call { name: function.name.clone(), arguments: Value::Object(arguments::fill(schema, &message, &tool_words)) }
+    Answer::Call {
+        name: function.name.clone(),
+        arguments: Value::Object(arguments::fill(schema, &message, &tool_words)),
+    }
 }
 
 /// How well a message matches a tool: each message word found in the tool's name counts two,

@@ -26,16 +26,15 @@ pub(super) fn fill(schema: &Value, message: &str, tool_words: &[String]) -> Map<
     let mut rest_target = None;
     for (name, property) in order {
         let value = match kind(property) {
-            Kind::Enum(values) => pieces.take_enum(&values).or_else(|| {
-                required.contains(&name.as_str()).then(|| values.first().cloned()).flatten()
-            }),
+            Kind::Enum(values) => pieces
+                .take_enum(&values)
+                .or_else(|| required.contains(&name.as_str()).then(|| values.first().cloned()).flatten()),
             Kind::Date => pieces.take_labelled(name).or_else(|| pieces.take_date()).map(Value::String),
             Kind::Number { integer } => pieces.take_number(integer),
-            Kind::Boolean => {
-                pieces.mentions(name).then_some(Value::Bool(true)).or_else(|| {
-                    required.contains(&name.as_str()).then_some(Value::Bool(false))
-                })
-            }
+            Kind::Boolean => pieces
+                .mentions(name)
+                .then_some(Value::Bool(true))
+                .or_else(|| required.contains(&name.as_str()).then_some(Value::Bool(false))),
             Kind::Text => {
                 let value = pieces.take_labelled(name).or_else(|| pieces.take_quoted());
                 if value.is_none() && rest_target.is_none() {
@@ -156,14 +155,18 @@ impl Pieces {
     /// The first enum value the message names (a word or a quoted passage).
     fn take_enum(&mut self, values: &[Value]) -> Option<Value> {
         for (word, used) in &mut self.words {
-            let found = values.iter().find(|value| enum_text(value).is_some_and(|text| text.eq_ignore_ascii_case(word)));
+            let found = values
+                .iter()
+                .find(|value| enum_text(value).is_some_and(|text| text.eq_ignore_ascii_case(word)));
             if let Some(value) = found.filter(|_| !*used) {
                 *used = true;
                 return Some(value.clone());
             }
         }
         let (position, value) = self.quoted.iter().enumerate().find_map(|(position, (passage, used))| {
-            let value = values.iter().find(|value| enum_text(value).is_some_and(|text| text.eq_ignore_ascii_case(passage)));
+            let value = values
+                .iter()
+                .find(|value| enum_text(value).is_some_and(|text| text.eq_ignore_ascii_case(passage)));
             value.filter(|_| !used).map(|value| (position, value.clone()))
         })?;
         self.quoted[position].1 = true;
@@ -178,7 +181,11 @@ impl Pieces {
             !used && label.last().is_some_and(|last| same_word(&word.to_lowercase(), last))
         })?;
         let mut next = at + 1;
-        while self.words.get(next).is_some_and(|(word, _)| matches!(word.to_lowercase().as_str(), "is" | "=" | "of" | "to" | "as")) {
+        while self
+            .words
+            .get(next)
+            .is_some_and(|(word, _)| matches!(word.to_lowercase().as_str(), "is" | "=" | "of" | "to" | "as"))
+        {
             next += 1;
         }
         let (value, used) = self.words.get(next)?;
@@ -198,9 +205,10 @@ impl Pieces {
         self.words.iter().any(|(word, _)| label.iter().any(|part| same_word(&word.to_lowercase(), part)))
     }
 
-    /// The unused words that are neither filler nor the tool's own words, joined.
+    /// The unused words, without the tool's own words and filler at the start or filler at the
+    /// end, joined.
     fn rest(&mut self, tool_words: &[String]) -> Option<String> {
-        let rest: Vec<&str> = self
+        let mut rest: Vec<&str> = self
             .words
             .iter()
             .filter(|(_, used)| !used)
@@ -210,6 +218,9 @@ impl Pieces {
                 is_filler(&lower) || tool_words.iter().any(|tool| same_word(&lower, tool))
             })
             .collect();
+        while rest.last().is_some_and(|word| is_filler(&word.to_lowercase())) {
+            rest.pop();
+        }
         (!rest.is_empty()).then(|| rest.join(" "))
     }
 
@@ -265,7 +276,11 @@ mod tests {
             },
             "required": ["summary"]
         });
-        let arguments = filled(schema, "Open a ticket: \"Printer on fire\", high, 2 pages, 42.5 on 2025-03-14 x", &["open", "ticket"]);
+        let arguments = filled(
+            schema,
+            "Open a ticket: \"Printer on fire\", high, 2 pages, 42.5 on 2025-03-14 x",
+            &["open", "ticket"],
+        );
         assert_eq!(
             arguments,
             json!({
@@ -293,6 +308,11 @@ mod tests {
 
     #[test]
     fn dates_are_checked() {
-        assert!(is_date("2025-03-14") && !is_date("2025-13-14") && !is_date("20250314xx") && !is_date("2025-03-1a"));
+        assert!(
+            is_date("2025-03-14")
+                && !is_date("2025-13-14")
+                && !is_date("20250314xx")
+                && !is_date("2025-03-1a")
+        );
     }
 }

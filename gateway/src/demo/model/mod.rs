@@ -155,7 +155,10 @@ impl StandIn {
         match (&parts.method, parts.uri.path().trim_end_matches('/')) {
             (&Method::GET, "/v1/models") => json(StatusCode::OK, protocol::models()),
             (&Method::POST, "/v1/chat/completions") => self.chat(body).await,
-            _ => json(StatusCode::NOT_FOUND, protocol::error(404, "no such endpoint on the demo stand-in model")),
+            _ => json(
+                StatusCode::NOT_FOUND,
+                protocol::error(404, "no such endpoint on the demo stand-in model"),
+            ),
         }
     }
 
@@ -165,13 +168,19 @@ impl StandIn {
             return json(StatusCode::PAYLOAD_TOO_LARGE, protocol::error(413, "request too large"));
         };
         if number <= self.options.fail_first {
-            let status = StatusCode::from_u16(self.options.failure_status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+            let status =
+                StatusCode::from_u16(self.options.failure_status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
             tracing::debug!(status = status.as_u16(), "demo stand-in model failing a request on purpose");
-            return json(status, protocol::error(status.as_u16(), "the demo stand-in model fails on purpose"));
+            return json(
+                status,
+                protocol::error(status.as_u16(), "the demo stand-in model fails on purpose"),
+            );
         }
         let request: protocol::ChatBody = match serde_json::from_slice(&collected.to_bytes()) {
             Ok(request) => request,
-            Err(_) => return json(StatusCode::BAD_REQUEST, protocol::error(400, "not a chat completion request")),
+            Err(_) => {
+                return json(StatusCode::BAD_REQUEST, protocol::error(400, "not a chat completion request"));
+            }
         };
         let answer = answer::answer(&request);
         let id = format!("chatcmpl-standin{}", self.seen.next_id.fetch_add(1, Ordering::SeqCst));
@@ -236,7 +245,10 @@ impl Body for EventBody {
     type Data = Bytes;
     type Error = body::BoxError;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         self.0.poll_recv(cx).map(|item| item.map(|result| result.map(Frame::data)))
     }
 }

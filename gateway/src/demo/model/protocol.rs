@@ -2,8 +2,8 @@
 //! answers it writes, whole or as Server-Sent Events. Streams are cut into several chunks, and
 //! tool-call arguments into several deltas, the way real servers send them.
 
-use super::answer::Answer;
 use super::MODEL_ID;
+use super::answer::Answer;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -44,9 +44,11 @@ impl WireMessage {
     pub(super) fn text(&self) -> String {
         match &self.content {
             Some(Value::String(text)) => text.clone(),
-            Some(Value::Array(parts)) => {
-                parts.iter().filter_map(|part| part.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-            }
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
             _ => String::new(),
         }
     }
@@ -85,7 +87,9 @@ fn usage(request: &ChatBody, pieces: usize) -> Value {
 /// The answer as one JSON body (`stream: false`).
 pub(super) fn whole(request: &ChatBody, answer: &Answer, id: &str) -> String {
     let (message, finish_reason, pieces) = match answer {
-        Answer::Text(text) => (json!({ "role": "assistant", "content": text }), "stop", text_pieces(text).len()),
+        Answer::Text(text) => {
+            (json!({ "role": "assistant", "content": text }), "stop", text_pieces(text).len())
+        }
         Answer::Call { name, arguments } => {
             let arguments = arguments.to_string();
             let pieces = argument_pieces(&arguments).len();

@@ -59,6 +59,8 @@ mod tests {
     #[test]
     fn names_split_and_endings_match() {
         assert_eq!(words("bookFlight the open_ticket"), vec!["book", "flight", "open", "ticket"]);
-        assert!(same_word("ticket", "tickets") && same_word("book", "booking") && !same_word("add", "address"));
+        assert!(
+            same_word("ticket", "tickets") && same_word("book", "booking") && !same_word("add", "address")
+        );
     }
 }

@@ -1,0 +1,126 @@
+//! The agent loop over HTTP, as the runtime drives it: `/turn` streams events, a tool call is
+//! answered through `/result`, denied tools never reach the model, personal data in contexts is
+//! redacted before the model sees it — against the deterministic stand-in model on loopback.
+
+use crate::harness::{self, reply, send, upstream};
+use bytes::Bytes;
+use gateway::demo::model::{StandIn, StandInOptions};
+use http::Request;
+use http_body_util::{BodyExt, Full};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+const POLICY: &str = r#"
+[[rule]]
+id = "tasks"
+tools.allow = ["add_task"]
+tools.deny = ["delete_*"]
+contexts.allow = ["task_list"]
+redact = ["email"]
+"#;
+
+/// A stand-in model on loopback, and the `[llm]` config text pointing at it.
+async fn model(options: StandInOptions) -> (Arc<StandIn>, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind model");
+    let address = listener.local_addr().expect("address");
+    let stand_in = Arc::new(StandIn::new(options));
+    let serving = Arc::clone(&stand_in);
+    tokio::spawn(async move { serving.serve(listener, std::future::pending()).await });
+    (stand_in, format!("[llm]\nbase_url = \"http://{address}/v1\"\nmodel = \"toolgate-demo-stand-in\"\nmax_retries = 0\n"))
+}
+
+fn post(host: &str, path: &str, csrf: &str, body: &Value) -> Request<Full<Bytes>> {
+    Request::post(path)
+        .header("host", host)
+        .header("content-type", "application/json")
+        .header("x-toolgate-csrf", csrf)
+        .body(Full::new(Bytes::from(body.to_string())))
+        .expect("request")
+}
+
+/// Reads SSE events from a streaming response until `done` (or the stream ends); `on_event`
+/// may act on each one (e.g. post a tool result).
+async fn events(
+    response: http::Response<hyper::body::Incoming>,
+    mut on_event: impl AsyncFnMut(&Value),
+) -> Vec<Value> {
+    let mut body = response.into_body();
+    let (mut buffer, mut seen) = (String::new(), Vec::new());
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.expect("stream frame").into_data() else { continue };
+        buffer.push_str(&String::from_utf8_lossy(&data));
+        while let Some(end) = buffer.find("\n\n") {
+            let message: String = buffer.drain(..end + 2).collect();
+            let Some(data) = message.lines().find_map(|line| line.strip_prefix("data: ")) else { continue };
+            let event: Value = serde_json::from_str(data).expect("event JSON");
+            on_event(&event).await;
+            let done = event["event"] == "done";
+            seen.push(event);
+            if done {
+                return seen;
+            }
+        }
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one() {
+    let app = upstream(|_| reply("text/plain", "upstream")).await;
+    let (stand_in, llm) = model(StandInOptions::default()).await;
+    let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, POLICY).await;
+    let session = send(gateway.address, harness::get("tasks.test", "/.toolgate/agent/session")).await;
+    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"].as_str().expect("csrf").to_owned();
+
+    let turn = json!({
+        "message": "Please add a task: \"Water the plants\"",
+        "tools": [
+            {"name": "add_task", "description": "Add a task to the board", "source": "voix",
+             "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}},
+            {"name": "delete_task", "description": "Delete a task from the board", "source": "voix",
+             "input_schema": {"type": "object", "properties": {"id": {"type": "number"}}}},
+        ],
+        "contexts": [{"name": "task_list", "text": "#1 Call carol.chen@corp.example about the plants"}],
+    });
+    let response = harness::open(gateway.address, post("tasks.test", "/.toolgate/agent/turn", &csrf, &turn)).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let address = gateway.address;
+    let mut turn_id = String::new();
+    let seen = events(response, async |event: &Value| {
+        match event["event"].as_str() {
+            Some("started") => turn_id = event["turn_id"].as_str().unwrap_or_default().to_owned(),
+            Some("tool_call") => {
+                let answer = json!({"turn_id": turn_id, "call_id": event["call_id"], "ok": true,
+                                    "result": {"added": event["args"]["title"], "owner": "dana@corp.example"}});
+                let posted = send(address, post("tasks.test", "/.toolgate/agent/result", &csrf, &answer)).await;
+                assert_eq!(posted.status, 202, "{}", posted.text());
+            }
+            _ => {}
+        }
+    })
+    .await;
+    let kinds: Vec<&str> = seen.iter().filter_map(|event| event["event"].as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"started"), "{seen:#?}");
+    assert_eq!(kinds.last(), Some(&"done"), "{seen:#?}");
+    let started = &seen[0];
+    assert_eq!(started["tools"], json!(["add_task"]), "the denied tool is never offered");
+    assert_eq!(started["withheld"][0]["name"], "delete_task");
+    let call = seen.iter().find(|event| event["event"] == "tool_call").expect("a tool call");
+    assert_eq!(call["tool"], "add_task");
+    assert_eq!(call["args"], json!({"title": "Water the plants"}));
+    let text: String = seen.iter().filter(|event| event["event"] == "text").filter_map(|event| event["delta"].as_str()).collect();
+    assert!(text.contains("Water the plants"), "the answer reports the result: {text}");
+    assert!(stand_in.requests() >= 2, "one round for the call, one for the answer");
+
+    // What the model received: no personal data from the context or the tool result.
+    let bodies = stand_in.bodies();
+    assert!(!bodies.is_empty());
+    for body in &bodies {
+        assert!(!body.contains("carol.chen@corp.example") && !body.contains("dana@corp.example"), "{body}");
+        assert!(!body.contains("delete_task"), "a denied tool never reaches the model: {body}");
+    }
+    assert!(bodies.iter().any(|body| body.contains("[email]")), "redacted, not dropped");
+    assert!(app.requests().is_empty());
+    gateway.stop().await;
+}
