@@ -252,7 +252,7 @@ async fn approve(
     };
     let record = turn
         .approvals
-        .request(binding, canonical.to_owned(), approver, "policy asks for approval".into(), None, now)
+        .request(binding, canonical.to_owned(), approver, "policy asks for approval", None, now)
         .map_err(|_| "error: the approval could not be recorded".to_owned())?;
     turn.metrics.approvals.with_label_values(&["requested"]).inc();
     let required = TurnEvent::ApprovalRequired {

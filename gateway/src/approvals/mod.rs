@@ -37,10 +37,6 @@ pub const MAX_CANONICAL_ARGS: usize = 64 * 1024;
 pub const MAX_COMMENT: usize = 1024;
 /// Longest reason kept (longer ones are cut).
 const MAX_REASON: usize = 1024;
-/// Longest identifier field of a binding (user, session, site, tool, call id).
-const MAX_FIELD: usize = 256;
-/// Longest form action path.
-const MAX_ACTION_PATH: usize = 2048;
 /// Tries of the read-check-compare-and-swap cycle before giving up.
 const CAS_ATTEMPTS: usize = 16;
 /// Records are kept this long past their expiry (for the panel and the dashboard), then swept.
@@ -60,8 +56,8 @@ pub struct Approvals {
 
 /// What a transition function decided.
 enum Step {
-    /// Write this record.
-    Write(ApprovalRecord),
+    /// Move the record to this state.
+    Move(ApprovalState),
     /// Mark the record expired, then fail with [`ApprovalError::Expired`].
     Expire,
     /// Leave the record alone and return it.
@@ -90,7 +86,7 @@ impl Approvals {
         form: Option<FormTarget>,
         now: u64,
     ) -> Result<ApprovalRecord, ApprovalError> {
-        validate_request(&binding, &canonical_args, &approver, form.as_ref(), now)?;
+        record::validate(&binding, &canonical_args, &approver, form.as_ref(), now)?;
         let mut record = ApprovalRecord {
             id: String::new(),
             binding,
@@ -156,7 +152,7 @@ impl Approvals {
                     } else {
                         ApprovalState::Denied { by, at, comment }
                     };
-                    Ok(Step::Write(ApprovalRecord { state, ..record.clone() }))
+                    Ok(Step::Move(state))
                 }
                 ApprovalState::Expired => Err(ApprovalError::Expired),
                 _ => Err(ApprovalError::AlreadyDecided),
@@ -276,10 +272,7 @@ impl Approvals {
             check(&record.binding)?;
             match record.state {
                 ApprovalState::Approved { .. } if record.is_expired(now) => Err(ApprovalError::Expired),
-                ApprovalState::Approved { .. } => Ok(Step::Write(ApprovalRecord {
-                    state: ApprovalState::Consumed { at: now },
-                    ..record.clone()
-                })),
+                ApprovalState::Approved { .. } => Ok(Step::Move(ApprovalState::Consumed { at: now })),
                 ApprovalState::Consumed { .. } => Err(ApprovalError::Replayed),
                 ApprovalState::Denied { .. } => Err(ApprovalError::Denied),
                 ApprovalState::Expired => Err(ApprovalError::Expired),
@@ -311,7 +304,7 @@ impl Approvals {
             let (record, old) = self.read(id)?.ok_or(ApprovalError::Unknown)?;
             let (new, outcome) = match step(&record)? {
                 Step::Keep => return Ok(record),
-                Step::Write(new) => (new, None),
+                Step::Move(state) => (ApprovalRecord { state, ..record }, None),
                 Step::Expire => {
                     (ApprovalRecord { state: ApprovalState::Expired, ..record }, Some(ApprovalError::Expired))
                 }
@@ -348,47 +341,6 @@ pub fn canonical_args(value: &serde_json::Value) -> String {
 /// SHA-256 (hex) of canonical arguments.
 pub fn args_digest(canonical: &str) -> String {
     sha256_hex(canonical.as_bytes())
-}
-
-fn validate_request(
-    binding: &Binding,
-    canonical: &str,
-    approver: &Approver,
-    form: Option<&FormTarget>,
-    now: u64,
-) -> Result<(), ApprovalError> {
-    if canonical.len() > MAX_CANONICAL_ARGS {
-        return Err(ApprovalError::ArgumentsTooLarge);
-    }
-    let fields = [&binding.user, &binding.session, &binding.site, &binding.tool, &binding.call_id];
-    if fields.iter().any(|field| field.is_empty() || field.len() > MAX_FIELD) {
-        return Err(ApprovalError::Invalid("a binding field is empty or longer than 256 bytes"));
-    }
-    let parsed: serde_json::Value =
-        serde_json::from_str(canonical).map_err(|_| ApprovalError::Invalid("arguments are not JSON"))?;
-    if canonical_json(&parsed) != canonical {
-        return Err(ApprovalError::Invalid("arguments are not canonical JSON"));
-    }
-    if binding.args_digest != args_digest(canonical) {
-        return Err(ApprovalError::Invalid("args_digest is not the digest of the arguments"));
-    }
-    if binding.expires_at <= now {
-        return Err(ApprovalError::Invalid("the approval would be born expired"));
-    }
-    if matches!(approver, Approver::Group(group) if group.is_empty() || group.len() > MAX_FIELD) {
-        return Err(ApprovalError::Invalid("approver group name is empty or too long"));
-    }
-    if let Some(form) = form {
-        let method_ok = !form.method.is_empty()
-            && form.method.len() <= 16
-            && form.method.bytes().all(|byte| byte.is_ascii_uppercase());
-        if !method_ok || !form.action_path.starts_with('/') || form.action_path.len() > MAX_ACTION_PATH {
-            return Err(ApprovalError::Invalid(
-                "form target needs an upper-case method and an absolute path",
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn encode(record: &ApprovalRecord) -> Result<Vec<u8>, ApprovalError> {

@@ -3,7 +3,14 @@
 //! (`Pending → Approved | Denied | Expired`, `Approved → Consumed`). Records are JSON in
 //! `Table::Approvals`, keyed by approval id; every state change is a compare-and-swap on the bytes.
 
+use super::{ApprovalError, MAX_CANONICAL_ARGS, args_digest};
+use crate::inventory::canonical_json;
 use serde::{Deserialize, Serialize};
+
+/// Longest identifier field of a binding (user, session, site, tool, call id).
+const MAX_FIELD: usize = 256;
+/// Longest form action path.
+const MAX_ACTION_PATH: usize = 2048;
 
 /// What an approval is bound to. A token is valid for exactly these values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,4 +135,47 @@ impl ApprovalRecord {
     pub fn is_expired(&self, now: u64) -> bool {
         now >= self.binding.expires_at
     }
+}
+
+/// Refuses a request that is too large or inconsistent (a caller bug: the digest must be of the
+/// arguments, which must be canonical; the approval must not be born expired).
+pub(super) fn validate(
+    binding: &Binding,
+    canonical: &str,
+    approver: &Approver,
+    form: Option<&FormTarget>,
+    now: u64,
+) -> Result<(), ApprovalError> {
+    if canonical.len() > MAX_CANONICAL_ARGS {
+        return Err(ApprovalError::ArgumentsTooLarge);
+    }
+    let fields = [&binding.user, &binding.session, &binding.site, &binding.tool, &binding.call_id];
+    if fields.iter().any(|field| field.is_empty() || field.len() > MAX_FIELD) {
+        return Err(ApprovalError::Invalid("a binding field is empty or longer than 256 bytes"));
+    }
+    let parsed: serde_json::Value =
+        serde_json::from_str(canonical).map_err(|_| ApprovalError::Invalid("arguments are not JSON"))?;
+    if canonical_json(&parsed) != canonical {
+        return Err(ApprovalError::Invalid("arguments are not canonical JSON"));
+    }
+    if binding.args_digest != args_digest(canonical) {
+        return Err(ApprovalError::Invalid("args_digest is not the digest of the arguments"));
+    }
+    if binding.expires_at <= now {
+        return Err(ApprovalError::Invalid("the approval would be born expired"));
+    }
+    if matches!(approver, Approver::Group(group) if group.is_empty() || group.len() > MAX_FIELD) {
+        return Err(ApprovalError::Invalid("approver group name is empty or too long"));
+    }
+    if let Some(form) = form {
+        let method_ok = !form.method.is_empty()
+            && form.method.len() <= 16
+            && form.method.bytes().all(|byte| byte.is_ascii_uppercase());
+        if !method_ok || !form.action_path.starts_with('/') || form.action_path.len() > MAX_ACTION_PATH {
+            return Err(ApprovalError::Invalid(
+                "form target needs an upper-case method and an absolute path",
+            ));
+        }
+    }
+    Ok(())
 }

@@ -26,7 +26,12 @@ async fn model(options: StandInOptions) -> (Arc<StandIn>, String) {
     let stand_in = Arc::new(StandIn::new(options));
     let serving = Arc::clone(&stand_in);
     tokio::spawn(async move { serving.serve(listener, std::future::pending()).await });
-    (stand_in, format!("[llm]\nbase_url = \"http://{address}/v1\"\nmodel = \"toolgate-demo-stand-in\"\nmax_retries = 0\n"))
+    (
+        stand_in,
+        format!(
+            "[llm]\nbase_url = \"http://{address}/v1\"\nmodel = \"toolgate-demo-stand-in\"\nmax_retries = 0\n"
+        ),
+    )
 }
 
 fn post(host: &str, path: &str, csrf: &str, body: &Value) -> Request<Full<Bytes>> {
@@ -70,7 +75,10 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
     let (stand_in, llm) = model(StandInOptions::default()).await;
     let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, POLICY).await;
     let session = send(gateway.address, harness::get("tasks.test", "/.toolgate/agent/session")).await;
-    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"].as_str().expect("csrf").to_owned();
+    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"]
+        .as_str()
+        .expect("csrf")
+        .to_owned();
 
     let turn = json!({
         "message": "Please add a task: \"Water the plants\"",
@@ -82,7 +90,8 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
         ],
         "contexts": [{"name": "task_list", "text": "#1 Call carol.chen@corp.example about the plants"}],
     });
-    let response = harness::open(gateway.address, post("tasks.test", "/.toolgate/agent/turn", &csrf, &turn)).await;
+    let response =
+        harness::open(gateway.address, post("tasks.test", "/.toolgate/agent/turn", &csrf, &turn)).await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let address = gateway.address;
@@ -109,7 +118,11 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
     let call = seen.iter().find(|event| event["event"] == "tool_call").expect("a tool call");
     assert_eq!(call["tool"], "add_task");
     assert_eq!(call["args"], json!({"title": "Water the plants"}));
-    let text: String = seen.iter().filter(|event| event["event"] == "text").filter_map(|event| event["delta"].as_str()).collect();
+    let text: String = seen
+        .iter()
+        .filter(|event| event["event"] == "text")
+        .filter_map(|event| event["delta"].as_str())
+        .collect();
     assert!(text.contains("Water the plants"), "the answer reports the result: {text}");
     assert!(stand_in.requests() >= 2, "one round for the call, one for the answer");
 

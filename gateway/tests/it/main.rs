@@ -5,7 +5,7 @@ mod cdp;
 mod harness;
 
 mod agent_api;
-// mod agent_turn;
+mod agent_turn;
 mod audit;
 mod browser;
 mod cli;

@@ -91,6 +91,8 @@ pub struct StandIn {
 
 #[derive(Debug, Default)]
 struct Seen {
+    /// The last request bodies, for tests that check what a model would have received.
+    bodies: std::sync::Mutex<std::collections::VecDeque<String>>,
     requests: AtomicU32,
     disconnects: AtomicU32,
     next_id: AtomicU32,
@@ -105,6 +107,12 @@ impl StandIn {
     /// A stand-in with test knobs.
     pub fn new(options: StandInOptions) -> Self {
         Self { options: Arc::new(options), seen: Arc::default() }
+    }
+
+    /// The bodies of the last chat completion requests (at most 32), oldest first: what a model
+    /// in this place would have been shown.
+    pub fn bodies(&self) -> Vec<String> {
+        self.seen.bodies.lock().map(|bodies| bodies.iter().cloned().collect()).unwrap_or_default()
     }
 
     /// How many chat completion requests arrived (failed ones included).
@@ -167,6 +175,13 @@ impl StandIn {
         let Ok(collected) = Limited::new(body, MAX_REQUEST_BYTES).collect().await else {
             return json(StatusCode::PAYLOAD_TOO_LARGE, protocol::error(413, "request too large"));
         };
+        let collected = collected.to_bytes();
+        if let Ok(mut bodies) = self.seen.bodies.lock() {
+            if bodies.len() >= 32 {
+                bodies.pop_front();
+            }
+            bodies.push_back(String::from_utf8_lossy(&collected).into_owned());
+        }
         if number <= self.options.fail_first {
             let status =
                 StatusCode::from_u16(self.options.failure_status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
@@ -176,7 +191,7 @@ impl StandIn {
                 protocol::error(status.as_u16(), "the demo stand-in model fails on purpose"),
             );
         }
-        let request: protocol::ChatBody = match serde_json::from_slice(&collected.to_bytes()) {
+        let request: protocol::ChatBody = match serde_json::from_slice(&collected) {
             Ok(request) => request,
             Err(_) => {
                 return json(StatusCode::BAD_REQUEST, protocol::error(400, "not a chat completion request"));
