@@ -100,9 +100,10 @@ pub fn start(
             None
         }
     };
-    tokio::spawn(sweep_periodically(store.clone(), sso.clone(), shutdown.wait()));
     let llm = config.llm.clone().map(crate::llm::LlmClient::new).transpose()?;
-    let gateway = Arc::new(Gateway::new(config, metrics, policy.clone(), sso, audit, store, llm));
+    let gateway =
+        Arc::new(Gateway::new(config, metrics, policy.clone(), sso.clone(), audit, store.clone(), llm));
+    tokio::spawn(sweep_periodically(store, sso, gateway.approvals.clone(), shutdown.wait()));
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
@@ -110,10 +111,11 @@ pub fn start(
     Ok(Running { address, admin_address, shutdown, server, admin })
 }
 
-/// Removes expired sign-in records and captured audit texts, until shutdown.
+/// Removes expired sign-in records, old approvals and captured audit texts, until shutdown.
 async fn sweep_periodically(
     store: Arc<dyn Store>,
     sso: Option<Arc<Sso>>,
+    approvals: Arc<crate::approvals::Approvals>,
     shutdown: impl Future<Output = ()>,
 ) {
     tokio::pin!(shutdown);
@@ -122,10 +124,12 @@ async fn sweep_periodically(
         tokio::select! {
             () = &mut shutdown => return,
             _ = ticker.tick() => {
-                let (store, sso) = (store.clone(), sso.clone());
+                let (store, sso, approvals) = (store.clone(), sso.clone(), approvals.clone());
                 let sweep = move || -> Result<usize, StoreError> {
                     let signed_in = sso.map(|sso| sso.sweep()).transpose()?.unwrap_or(0);
-                    Ok(signed_in + crate::audit::content::sweep(store.as_ref())?)
+                    // Approvals stay an hour past their expiry (for the dashboard), then go.
+                    let approvals = approvals.sweep(crate::clock::unix_now()).map_err(|error| StoreError(error.to_string()))?;
+                    Ok(signed_in + approvals + crate::audit::content::sweep(store.as_ref())?)
                 };
                 match tokio::task::spawn_blocking(sweep).await {
                     Ok(Ok(removed)) if removed > 0 => tracing::info!(removed, "expired records removed"),

@@ -52,6 +52,9 @@ pub struct Metrics {
     pub tool_decisions: IntCounterVec,
     /// `toolgate_approvals_total{event}`: approvals requested, approved, denied, expired.
     pub approvals: IntCounterVec,
+    /// `toolgate_enforced_blocks_total{site, reason}`: agent-marked form submissions the proxy
+    /// refused (reasons from the form guard and the approval errors).
+    pub enforced_blocks: IntCounterVec,
 }
 
 impl Metrics {
@@ -127,6 +130,13 @@ impl Metrics {
             Opts::new("toolgate_approvals_total", "Approvals requested and decided."),
             &["event"],
         );
+        let enforced_blocks = IntCounterVec::new(
+            Opts::new(
+                "toolgate_enforced_blocks_total",
+                "Form submissions refused for want of a valid approval.",
+            ),
+            &["site", "reason"],
+        );
         let audit_records = IntCounter::new("toolgate_audit_records_total", "Audit records made durable.");
         let audit_write_failures = IntCounter::new(
             "toolgate_audit_write_failures_total",
@@ -150,6 +160,7 @@ impl Metrics {
             let llm_latency = llm_latency?;
             let tool_decisions = tool_decisions?;
             let approvals = approvals?;
+            let enforced_blocks = enforced_blocks?;
             let audit_records = audit_records?;
             let audit_write_failures = audit_write_failures?;
             registry.register(Box::new(requests.clone()))?;
@@ -169,6 +180,7 @@ impl Metrics {
             registry.register(Box::new(llm_latency.clone()))?;
             registry.register(Box::new(tool_decisions.clone()))?;
             registry.register(Box::new(approvals.clone()))?;
+            registry.register(Box::new(enforced_blocks.clone()))?;
             registry.register(Box::new(audit_records.clone()))?;
             registry.register(Box::new(audit_write_failures.clone()))?;
             Ok(Self {
@@ -190,6 +202,7 @@ impl Metrics {
                 llm_latency,
                 tool_decisions,
                 approvals,
+                enforced_blocks,
                 audit_records,
                 audit_write_failures,
             })

@@ -13,7 +13,7 @@ use crate::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::{SessionFailure, cookies};
 use crate::state::Gateway;
-use crate::{agent, page_policy, reserved, sso, websocket};
+use crate::{agent, form_enforcement, openai, page_policy, reserved, sso, websocket};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, Uri, Version};
 use http_body_util::BodyExt;
@@ -48,7 +48,13 @@ pub async fn handle(
                 Ok(answer) => answer,
                 Err(error) => (failure(error, Some(site), &request_id), Route::Error),
             },
-            // The gateway's own host: sign-in lives there.
+            // The gateway's own host: the OpenAI-compatible API for agents outside the page…
+            (None, Some(sso), Some(host))
+                if host == gateway.gateway_host && openai::is_api_path(request.uri().path()) =>
+            {
+                (openai::handle(&gateway, sso, request, &request_id).await, Route::Agent)
+            }
+            // …and sign-in.
             (None, Some(sso), Some(host)) if host == gateway.gateway_host => {
                 let secure = forwarding::browser_scheme(
                     request.headers(),
@@ -143,6 +149,12 @@ async fn forward(
         request_id,
         identity,
         assertion: assertion.as_deref(),
+    };
+    // An agent-marked submission to an approval-gated form goes on only with its approval.
+    let request = match form_enforcement::check(gateway, site, signed_in.as_ref(), request, request_id).await
+    {
+        Ok(request) => request,
+        Err(refusal) => return Ok((refusal, Route::Error)),
     };
     let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
     let upstream_request = upstream_request(gateway, site, &hop, request, upgrade_value)?;
@@ -276,7 +288,7 @@ fn upstream_request(
     gateway: &Gateway,
     site: &Site,
     hop: &Hop<'_>,
-    request: Request<Incoming>,
+    request: Request<ProxyBody>,
     upgrade: Option<HeaderValue>,
 ) -> Result<Request<ProxyBody>, ProxyError> {
     let Hop { client, trusted, browser_host, request_id, identity, assertion } = *hop;

@@ -5,6 +5,7 @@ use crate::agent::turns::Turns;
 use crate::approvals::Approvals;
 use crate::audit::AuditLog;
 use crate::config::{Config, Site};
+use crate::form_enforcement::GatedForms;
 use crate::inventory::Inventory;
 use crate::llm::LlmClient;
 use crate::metrics::{Metrics, SiteRequestMetrics};
@@ -42,6 +43,8 @@ pub struct Gateway {
     pub approvals: Arc<Approvals>,
     /// The agent turns in progress.
     pub turns: Arc<Turns>,
+    /// Form actions whose agent-marked submissions need an approval (`form_enforcement.rs`).
+    pub gated_forms: Arc<GatedForms>,
     /// Signs request tokens (CSRF) when there is no SSO to lend its session keys.
     local_keys: KeyRing,
     sites_by_host: HashMap<String, SiteEntry>,
@@ -94,6 +97,7 @@ impl Gateway {
             llm,
             approvals: Arc::new(Approvals::new(store, approvals_key)),
             turns: Arc::default(),
+            gated_forms: Arc::default(),
             local_keys,
             config: Arc::new(config),
             metrics,

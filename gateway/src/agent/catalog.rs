@@ -6,6 +6,7 @@
 //! widens what the policy allows. The agent loop checks the policy again on every call.
 
 use super::{ApiError, Caller, csrf, json};
+use crate::approvals::FormTarget;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::ProxyBody;
 use crate::config::Site;
@@ -62,6 +63,26 @@ pub struct ReportedTool {
     /// The dialect.
     #[serde(default)]
     pub source: ToolSource,
+    /// For a form tool: the form it submits (the page's claim, like everything here).
+    #[serde(default)]
+    pub form: Option<ReportedForm>,
+}
+
+/// The form a form tool submits, as the runtime reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReportedForm {
+    /// The effective method (after a `_method` override field).
+    pub method: String,
+    /// The action's path on the site (the runtime leaves out actions on other origins).
+    pub action: String,
+}
+
+impl ReportedTool {
+    /// The form target the proxy can guard, when the tool reported a usable one.
+    pub fn form_target(&self) -> Option<FormTarget> {
+        let form = self.form.as_ref()?;
+        crate::form_enforcement::reported_target(&form.method, &form.action)
+    }
 }
 
 /// One context as the runtime describes it.
@@ -192,6 +213,10 @@ fn decide(
                 }
                 ToolDecision::Allow => ("allow", None),
             };
+            // An approval-gated form: the proxy checks agent-marked submissions to its action.
+            if let ("ask_approval", Some(target)) = (decision, tool.form_target()) {
+                gateway.gated_forms.register(site.id.as_str(), &target, crate::clock::unix_now());
+            }
             counter("tool", decision);
             entry(&tool.name, decision, reason)
         })
@@ -398,6 +423,15 @@ mod tests {
         assert_eq!(report.tools[0].source, ToolSource::Voix);
         assert!(report.tools[0].annotations.read_only);
         assert!(report.contexts.is_empty());
+        assert_eq!(report.tools[0].form_target(), None);
+        let report: CatalogReport = serde_json::from_str(
+            r#"{"tools":[{"name":"f","source":"form","form":{"method":"post","action":"/submit"}},
+                {"name":"g","source":"form","form":{"method":"POST","action":"https://elsewhere.example/x"}}]}"#,
+        )
+        .expect("report");
+        let target = FormTarget { method: "POST".into(), action_path: "/submit".into() };
+        assert_eq!(report.tools[0].form_target(), Some(target));
+        assert_eq!(report.tools[1].form_target(), None, "another origin cannot be guarded");
         assert!(
             serde_json::from_str::<CatalogReport>(r#"{"tools":[{"name":"t","source":"flash"}]}"#).is_err()
         );

@@ -7,6 +7,7 @@
 //! is data, never instructions.
 
 use super::catalog::{ReportedTool, valid_name};
+use crate::approvals::FormTarget;
 use crate::llm::{Message, ToolSpec};
 use policy::{ContextDecision, ContextName, PolicyView, ToolDecision, ToolRef};
 use serde::Deserialize;
@@ -58,6 +59,8 @@ pub struct ExposedTool {
     pub catalog_name: String,
     /// What the page said about it (for the call-time policy decision).
     pub reference: ToolRef,
+    /// For a form tool: the form it submits, which an approval for it is bound to.
+    pub form: Option<FormTarget>,
 }
 
 /// Builds the prompt for one turn.
@@ -97,7 +100,8 @@ pub fn prepare(
             description: cap(&tool.description, MAX_DESCRIPTION),
             parameters,
         });
-        names.insert(model_name, ExposedTool { catalog_name: tool.name.clone(), reference });
+        let exposed = ExposedTool { catalog_name: tool.name.clone(), reference, form: tool.form_target() };
+        names.insert(model_name, exposed);
     }
 
     let mut context_block = String::new();

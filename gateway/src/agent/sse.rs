@@ -123,6 +123,11 @@ impl EventSender {
     pub fn is_closed(&self) -> bool {
         self.0.is_closed()
     }
+
+    /// Resolves once the browser has gone away (its response body was dropped).
+    pub async fn closed(&self) {
+        self.0.closed().await;
+    }
 }
 
 /// A new event stream: the sender for the turn, and the response for the browser.

@@ -12,6 +12,7 @@ use super::turns::{Owner, ToolOutcome};
 use crate::approvals::{self, ApprovalState, Approvals, Binding};
 use crate::audit::AuditLog;
 use crate::audit::event::{AuditEvent, EventKind};
+use crate::form_enforcement::GatedForms;
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
 use crate::metrics::Metrics;
 use policy::{PolicyView, ToolDecision};
@@ -35,6 +36,8 @@ pub struct TurnContext {
     pub llm: LlmClient,
     /// Approval records.
     pub approvals: Arc<Approvals>,
+    /// The form actions the proxy guards; an approval for a form tool adds its form.
+    pub gated_forms: Arc<GatedForms>,
     /// The audit log.
     pub audit: Arc<AuditLog>,
     /// Metrics.
@@ -69,7 +72,14 @@ pub async fn run(
         let started = Instant::now();
         let request =
             ChatRequest { messages: messages.clone(), tools: turn.prepared.tools.clone(), max_tokens: None };
-        let answer = match model_round(&turn, request, &events).await {
+        // A browser that leaves while the model is silent (thinking, or stuck) must not hold
+        // the model call and the user's turn slot until a model timeout: dropping the round
+        // drops the model stream, which cancels the call.
+        let round = tokio::select! {
+            round = model_round(&turn, request, &events) => round,
+            () = events.closed() => Err(("client_gone".into(), "the page was closed".into())),
+        };
+        let answer = match round {
             Ok(answer) => answer,
             Err(code_and_message) => {
                 let (code, message) = code_and_message;
@@ -169,6 +179,7 @@ async fn handle_call(
             Ok(args) => args,
             Err(_) => return "error: the arguments are not valid JSON; call again with a JSON object".into(),
         };
+    let args = integral_numbers(args);
     let canonical = approvals::canonical_args(&args);
     let (decision, explanation) = turn.view.tool_call(&exposed.reference, &args);
     let explanation = serde_json::to_value(&explanation).ok();
@@ -207,7 +218,12 @@ async fn handle_call(
     if !events.send(&sent).await {
         return "error: the page was closed".into();
     }
-    match wait_for_result(results, &call_id, turn.tool_timeout).await {
+    let waited = tokio::select! {
+        waited = wait_for_result(results, &call_id, turn.tool_timeout) => waited,
+        // The page left: nobody will post the result, so do not wait for the tool timeout.
+        () = events.closed() => return "error: the page was closed".into(),
+    };
+    match waited {
         Some(Ok(result)) => prompt::tool_result(&turn.view, &result).0,
         Some(Err(error)) => format!("error from the page: {}", prompt::cap(&error, 500)),
         None => {
@@ -250,9 +266,15 @@ async fn approve(
         approvals::Approver::User => "user".to_owned(),
         approvals::Approver::Group(group) => group.clone(),
     };
+    // A form tool's approval is bound to its form, and the proxy guards that form's action
+    // before the token leaves the gateway, so a marked submission cannot slip past unchecked.
+    let form = exposed.form.clone();
+    if let Some(target) = &form {
+        turn.gated_forms.register(&turn.owner.site, target, now);
+    }
     let record = turn
         .approvals
-        .request(binding, canonical.to_owned(), approver, "policy asks for approval", None, now)
+        .request(binding, canonical.to_owned(), approver, "policy asks for approval", form, now)
         .map_err(|_| "error: the approval could not be recorded".to_owned())?;
     turn.metrics.approvals.with_label_values(&["requested"]).inc();
     let required = TurnEvent::ApprovalRequired {
@@ -266,7 +288,11 @@ async fn approve(
         return Err("error: the page was closed".into());
     }
     let deadline = tokio::time::Instant::now() + turn.approval_timeout;
-    let decided = turn.approvals.wait(&record.id, deadline).await;
+    // A user who leaves gives up the turn: it must not keep its slot until the approval expires.
+    let decided = tokio::select! {
+        decided = turn.approvals.wait(&record.id, deadline) => decided,
+        () = events.closed() => return Err("error: the page was closed".into()),
+    };
     let (decision, outcome) = match decided {
         Ok(record) if matches!(record.state, ApprovalState::Approved { .. }) => {
             ("approved", Ok(turn.approvals.token(&record)))
@@ -333,6 +359,44 @@ fn actor_event(turn: &TurnContext, kind: EventKind) -> AuditEvent {
     event
 }
 
+/// The arguments with whole numbers written as integers (`42.0` → `42`): the page fills a form
+/// field with JavaScript's spelling of the number (`"42"`), and an approval of a form tool is
+/// checked against the submitted field text, so the approved arguments must be spelled alike.
+fn integral_numbers(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    /// Integers up to 2^53 are exact in a double, and in JavaScript.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match value {
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() <= EXACT => {
+                Value::from(float as i64)
+            }
+            _ => Value::Number(number),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(integral_numbers).collect()),
+        Value::Object(members) => {
+            Value::Object(members.into_iter().map(|(name, value)| (name, integral_numbers(value))).collect())
+        }
+        other => other,
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::integral_numbers;
+    use serde_json::json;
+
+    #[test]
+    fn whole_numbers_are_spelled_as_integers() {
+        let args = json!({"amount": 42.0, "rate": 0.5, "ids": [3.0, 4], "nested": {"n": -7.0}, "big": 1e300});
+        let normalized = integral_numbers(args);
+        assert_eq!(
+            crate::approvals::canonical_args(&normalized),
+            r#"{"amount":42,"big":1e+300,"ids":[3,4],"nested":{"n":-7},"rate":0.5}"#
+        );
+    }
 }

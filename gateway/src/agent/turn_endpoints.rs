@@ -130,6 +130,7 @@ pub async fn start(
         prepared,
         llm,
         approvals: gateway.approvals.clone(),
+        gated_forms: gateway.gated_forms.clone(),
         audit: gateway.audit.clone(),
         metrics: gateway.metrics.clone(),
         max_rounds: limits.max_rounds,

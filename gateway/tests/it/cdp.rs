@@ -1,6 +1,7 @@
 //! A small Chrome DevTools Protocol client for browser tests: starts Debian's headless Chromium
-//! with a fresh profile, opens pages, navigates, evaluates JavaScript (awaiting promises), and
-//! collects console errors and uncaught exceptions.
+//! with a fresh profile, opens pages, navigates, evaluates JavaScript (awaiting promises) in the
+//! page or with a shadow root (closed ones too) as `this`, and collects console errors and
+//! uncaught exceptions.
 //!
 //! One WebSocket to the browser endpoint; each page is a flattened session on it. A reader task
 //! routes command results by id and keeps the events each test needs.
@@ -19,6 +20,9 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// How long any single protocol command or page load may take before the test fails.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The object group of the remote objects `Page::eval_in_shadow` resolves (released after each).
+const SHADOW_GROUP: &str = "toolgate-tests-shadow";
 
 /// The flags every test browser starts with (the project's standard headless set).
 pub const STANDARD_FLAGS: [&str; 7] = [
@@ -162,6 +166,46 @@ impl Page {
         if let Some(details) = answer.get("exceptionDetails") {
             let text = details["exception"]["description"].as_str().or(details["text"].as_str());
             panic!("JavaScript threw: {}\nin: {expression}", text.unwrap_or("(no description)"));
+        }
+        answer["result"].get("value").cloned().unwrap_or(Value::Null)
+    }
+
+    /// Calls `function_body` (statements; `return` gives the result) with the shadow root of
+    /// the first element matching `host_selector` as `this`, awaiting a returned promise; returns
+    /// its JSON value. The root is found through the protocol (`DOM.getDocument` with `pierce`),
+    /// which reaches closed roots that page scripts cannot. A thrown exception fails the test.
+    pub async fn eval_in_shadow(&self, host_selector: &str, function_body: &str) -> Value {
+        let document = self.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await;
+        let host = self
+            .call(
+                "DOM.querySelector",
+                json!({"nodeId": document["root"]["nodeId"], "selector": host_selector}),
+            )
+            .await;
+        let host = host["nodeId"].as_i64().filter(|id| *id != 0);
+        let host = host.unwrap_or_else(|| panic!("no element matches {host_selector}"));
+        let described =
+            self.call("DOM.describeNode", json!({"nodeId": host, "depth": 1, "pierce": true})).await;
+        let root = described["node"]["shadowRoots"][0]["backendNodeId"].as_i64();
+        let root = root.unwrap_or_else(|| panic!("{host_selector} has no shadow root"));
+        let resolved =
+            self.call("DOM.resolveNode", json!({"backendNodeId": root, "objectGroup": SHADOW_GROUP})).await;
+        let object = resolved["object"]["objectId"].as_str().expect("the shadow root as a remote object");
+        let answer = self
+            .call(
+                "Runtime.callFunctionOn",
+                json!({
+                    "functionDeclaration": format!("async function () {{ {function_body}\n}}"),
+                    "objectId": object,
+                    "awaitPromise": true,
+                    "returnByValue": true,
+                }),
+            )
+            .await;
+        self.call("Runtime.releaseObjectGroup", json!({"objectGroup": SHADOW_GROUP})).await;
+        if let Some(details) = answer.get("exceptionDetails") {
+            let text = details["exception"]["description"].as_str().or(details["text"].as_str());
+            panic!("JavaScript threw: {}\nin: {function_body}", text.unwrap_or("(no description)"));
         }
         answer["result"].get("value").cloned().unwrap_or(Value::Null)
     }

@@ -5,15 +5,18 @@ mod cdp;
 mod harness;
 
 mod agent_api;
+mod agent_failures;
 mod agent_turn;
 mod audit;
 mod browser;
 mod cli;
 mod csp;
 mod demo;
+mod form_enforcement;
 mod forms;
 mod headers;
 mod limits;
+mod openai;
 mod pages;
 mod panel;
 mod passthrough;

@@ -5,7 +5,8 @@
 //! stand-in model, answers stream in, tool calls run on the page, and an approval card shows the
 //! canonical arguments and approving lets the call run.
 //!
-//! Tests drive the panel through its open shadow root and read the state it marks with data
+//! The panel's shadow root is closed, so the page cannot read the conversation; tests reach it
+//! through the DevTools protocol (`Page::eval_in_shadow`) and read the state it marks with data
 //! attributes (see `injector/runtime/README.md`).
 
 use crate::cdp::{Browser, Page};
@@ -15,8 +16,8 @@ use gateway::demo::Demo;
 use gateway::shutdown::Shutdown;
 use serde_json::{Value, json};
 
-/// The panel's shadow root, from page scripts.
-const PANEL: &str = "document.querySelector('toolgate-panel').shadowRoot";
+/// The panel's host element; its closed shadow root is `root` in the expressions below.
+const PANEL: &str = "toolgate-panel";
 
 /// Starts the demo signed in as `user` and opens `site` (`tasks`, `travel`, …) once its app and
 /// the panel are ready.
@@ -30,12 +31,20 @@ async fn demo_page(user: &str, site: &str) -> (Demo, Browser, Page) {
     (demo, browser, page)
 }
 
+/// Evaluates `expression` with `root` bound to the panel's (closed) shadow root.
 async fn panel(page: &Page, expression: &str) -> Value {
-    page.eval(&format!("(() => {{ const root = {PANEL}; return {expression}; }})()")).await
+    page.eval_in_shadow(PANEL, &format!("const root = this; return ({expression});")).await
 }
 
+/// Waits (up to 5 s, polling in the page) until `condition` over `root` is truthy; returns it.
 async fn panel_until(page: &Page, condition: &str) -> Value {
-    until(page, &format!("(() => {{ const root = {PANEL}; return {condition}; }})()")).await
+    let body = format!(
+        "const root = this; const deadline = Date.now() + 5000; for (;;) {{ const value = await ({condition}); \
+         if (value) {{ return value; }} if (Date.now() > deadline) {{ throw new Error('still false: ' + {quoted}); }} \
+         await new Promise((resolve) => setTimeout(resolve, 20)); }}",
+        quoted = json!(condition)
+    );
+    page.eval_in_shadow(PANEL, &body).await
 }
 
 async fn open_panel(page: &Page) {
@@ -185,6 +194,42 @@ async fn a_message_streams_an_answer() {
     assert_eq!(log[0], ("user".into(), String::new(), "What can you do on this page?".into()));
     let answer = log.iter().find(|row| row.0 == "assistant").expect("an answer");
     assert!(!answer.2.trim().is_empty());
+    assert_no_script_errors(&page);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_script_cannot_read_the_conversation() {
+    let (_demo, _browser, page) = demo_page("alice", "tasks").await;
+    // Listens the way an analytics or session-replay script does: on the document, for what the
+    // user types (the keys and input data of composed events).
+    page.eval(
+        "window.pageHeard = []; for (const type of ['keydown', 'keyup', 'keypress', 'beforeinput', 'input']) \
+         { document.addEventListener(type, (event) => window.pageHeard.push(`${type}:${event.key || event.data || ''}`)); }",
+    )
+    .await;
+    open_panel(&page).await;
+    send_message(&page, "What can you do on this page?").await;
+    assert_eq!(turn_ends(&page).await, "done", "{:?}", conversation(&page).await);
+    let log = conversation(&page).await;
+    let answer = log.iter().find(|row| row.0 == "assistant").expect("an answer").2.trim().to_owned();
+    assert!(answer.len() > 10, "a real answer to look for: {answer:?}");
+
+    let host = "document.querySelector('toolgate-panel')";
+    assert_eq!(page.eval(&format!("{host}.shadowRoot === null")).await, json!(true), "the root is closed");
+    assert_eq!(
+        page.eval(&format!("Object.getOwnPropertyNames({host}).length")).await,
+        json!(0),
+        "the host carries no reference"
+    );
+    for reader in
+        ["document.body.innerText", "document.body.textContent", "document.documentElement.outerHTML"]
+    {
+        let text = page.eval(reader).await;
+        let text = text.as_str().expect("page text");
+        assert!(!text.contains(&answer), "{reader} shows the answer: {answer}");
+        assert!(!text.contains("What can you do on this page?"), "{reader} shows the message");
+    }
+    assert_eq!(page.eval("window.pageHeard").await, json!([]), "typing stays inside the panel");
     assert_no_script_errors(&page);
 }
 

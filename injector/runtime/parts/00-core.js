@@ -15,7 +15,9 @@
 //                  isDisabled?(), invoke(args, {signal}) -> result | Promise<result>}
 //     RawContext: {key, name, source, read() -> string}
 //   scheduleRescan(), onMutations(handler), onCatalogChange(hook), visibleTools(),
-//   callTool(name, args, options), ToolCallError, jsonClone.
+//   callTool(name, args, options), ToolCallError, jsonClone, reportTool(entry).
+// callTool's options: {timeoutMs, signal, callId, approvalToken}; the last two mark a form tool's
+// submission for the proxy's approval check (45-forms-execute.js).
 
 // The script may end up on a page twice (a page that copies its own <head> into an iframe srcdoc,
 // a cached fragment re-inserted by a framework); the second run must be a no-op.
@@ -184,6 +186,71 @@ function describeTool(raw, name) {
   tool.annotations = { ...NO_ANNOTATIONS, ...(raw.annotations || {}) };
   tool.source = raw.source;
   return tool;
+}
+
+// A control named "method", "action" or "elements" shadows the form's own member, so these are
+// always read from the prototype (taken before page scripts run).
+const FormElement = HTMLFormElement;
+const [formMethodOf, formActionOf, formElementsOf] = ['method', 'action', 'elements']
+  .map((member) => Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, member).get);
+
+/**
+ * The form a form tool submits, as the gateway guards it: `{method, action}` with the effective
+ * method (a `_method` field overrides it, as frameworks read it) and the action's path; null for
+ * other tools, dialog forms and actions on another origin (the gateway cannot guard those).
+ */
+function formTarget(raw) {
+  const form = raw && raw.key;
+  if (!(form instanceof FormElement)) {
+    return null;
+  }
+  let method = String(formMethodOf.call(form)).toUpperCase();
+  if (method === 'DIALOG') {
+    return null;
+  }
+  for (const control of Array.from(formElementsOf.call(form))) {
+    if (typeof control.name === 'string' && control.name.trim().toLowerCase() === '_method'
+      && typeof control.value === 'string' && control.value.trim() !== '') {
+      method = control.value.trim().toUpperCase();
+    }
+  }
+  let url;
+  try {
+    url = new URL(formActionOf.call(form), location.href);
+  } catch (error) {
+    return null;
+  }
+  return url.origin === location.origin ? { method, action: url.pathname } : null;
+}
+
+/** A tool as reported to the gateway (catalog POST, turns): a form tool adds the form it submits. */
+function reportTool(entry) {
+  const tool = describeTool(entry.raw, entry.name);
+  const form = formTarget(entry.raw);
+  if (form) {
+    tool.form = form;
+  }
+  return tool;
+}
+
+/**
+ * The mark an agent's submission of this tool's form carries (`{callId, token?}`, see
+ * 45-forms-execute.js), or null. An approved call carries its token; any other call of a form tool
+ * the gateway said needs approval is marked without one, so the proxy refuses its submission.
+ */
+function submissionMark(entry, settings) {
+  if (!(entry.raw.key instanceof FormElement)) {
+    return null;
+  }
+  const token = typeof settings.approvalToken === 'string' ? settings.approvalToken : null;
+  const decision = core.decisions.get(`tool:${entry.name}`);
+  if (token === null && !(decision && decision.decision === 'ask_approval')) {
+    return null;
+  }
+  const callId = typeof settings.callId === 'string' && settings.callId !== ''
+    ? settings.callId
+    : `local-${Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  return token === null ? { callId } : { callId, token };
 }
 
 // ---- visibility -------------------------------------------------------------------------------
@@ -360,8 +427,11 @@ function callTool(name, args, options) {
         if (problems.length > 0) {
           return failure('invalid_arguments', 'the arguments do not match the input schema', problems);
         }
+        // The mark stays on the form while the call runs (its first submission carries it).
+        const unmark = submissionMarks.set(entry.raw.key, submissionMark(entry, settings));
         return Promise.resolve()
           .then(() => entry.raw.invoke(input, { signal: controller.signal }))
+          .finally(unmark)
           .then(resultOutcome, thrownOutcome);
       })
       .then((outcome) => {

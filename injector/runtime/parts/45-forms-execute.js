@@ -4,6 +4,12 @@
 // those of 40-forms.js, and `execute(form, args, {signal})` fills the form all or nothing and
 // submits it with an agent-invoked SubmitEvent (`agentInvoked`, `respondWith`). Without
 // `toolautosubmit` nothing is submitted until the user presses submit: a built-in human gate.
+//
+// Also owns `submissionMarks`: while an agent's call of a form tool runs (native or polyfilled),
+// the form's next submission carries the call's mark for the proxy's approval check — hidden
+// inputs `__toolgate_call` and `__toolgate_approval` added when its submit event starts and
+// removed in the next task — and the event gets `toolgateApproval` ({callId, token}) for pages
+// that send the submission themselves (see injector/runtime/README.md).
 
 const DeclarativeForms = (() => {
   const { describe, observe, readForm, attr, controlsOf } = formDerivation;
@@ -294,4 +300,60 @@ const DeclarativeForms = (() => {
   // Installed when the runtime starts, before page scripts: the runtime is the first script.
   installHooks();
   return Object.freeze({ describe, execute, observe });
+})();
+
+const submissionMarks = (() => {
+  const CALL_FIELD = '__toolgate_call';
+  const APPROVAL_FIELD = '__toolgate_approval';
+  const { createElement } = Document.prototype;
+  const { appendChild } = Node.prototype;
+  const { setAttribute, remove } = Element.prototype;
+  const marks = new Map(); // form -> {callId, token?, used}
+
+  /** Marks `form`'s next submission with `mark` (null: nothing); returns the function that unmarks it. */
+  function set(form, mark) {
+    if (!mark || !(form instanceof HTMLFormElement)) {
+      return () => {};
+    }
+    const entry = { ...mark, used: false };
+    marks.set(form, entry);
+    return () => {
+      if (marks.get(form) === entry) {
+        marks.delete(form);
+      }
+    };
+  }
+
+  function hidden(form, name, value) {
+    const input = createElement.call(document, 'input');
+    setAttribute.call(input, 'type', 'hidden');
+    setAttribute.call(input, 'name', name);
+    setAttribute.call(input, 'value', value);
+    appendChild.call(form, input);
+    return input;
+  }
+
+  /**
+   * First in line (a capturing listener installed before page scripts): the fields are in the
+   * form while the page's own submit listeners run (so `new FormData(form)` there carries them)
+   * and when the browser builds the submission right after the event; the next task takes them
+   * out again, so a later human submission of the same form is unmarked.
+   */
+  function onSubmit(event) {
+    const mark = marks.get(event.target);
+    if (!mark || mark.used) {
+      return;
+    }
+    mark.used = true;
+    const approval = Object.freeze(mark.token ? { callId: mark.callId, token: mark.token } : { callId: mark.callId });
+    Object.defineProperty(event, 'toolgateApproval', { value: approval, enumerable: true });
+    const inputs = [hidden(event.target, CALL_FIELD, mark.callId)];
+    if (mark.token) {
+      inputs.push(hidden(event.target, APPROVAL_FIELD, mark.token));
+    }
+    setTimeout(() => inputs.forEach((input) => remove.call(input)), 0);
+  }
+
+  window.addEventListener('submit', onSubmit, true);
+  return Object.freeze({ set });
 })();

@@ -74,7 +74,9 @@ function startTurn(message, listener) {
 }
 
 async function runTurn(turn, message) {
-  const { tools, contexts } = catalog();
+  const { contexts } = catalog();
+  // The visible tools as the catalog POST reports them: a form tool says which form it submits.
+  const tools = visibleTools().map((entry) => jsonClone(reportTool(entry)));
   const body = JSON.stringify({
     message,
     tools,
@@ -219,11 +221,9 @@ async function runToolCall(turn, event) {
   const callId = String(event.call_id);
   const tool = String(event.tool);
   turn.emit({ event: 'tool_running', call_id: callId, tool });
-  // HOOK(approval-token): the gateway sends `approval_token` with an approved call. `callTool`
-  // does not take it yet (it ignores unknown options), so a tool form's agent submission does
-  // not carry it; when 45-forms-execute.js learns to attach it for the proxy's server-side
-  // check, pass it here — it is already handed over as `options.approvalToken`.
-  const options = { signal: turn.controller.signal };
+  // The gateway sends `approval_token` with an approved call; a form tool's submission carries it
+  // with the call id (45-forms-execute.js) and the proxy consumes it, once.
+  const options = { signal: turn.controller.signal, callId };
   if (typeof event.approval_token === 'string') {
     options.approvalToken = event.approval_token;
   }

@@ -8,10 +8,38 @@
 //
 // Safety rules: page and model text only ever goes into the DOM through `textContent` (never
 // markup); styles are a constructed stylesheet (not subject to the page's `style-src`), with a
-// <style> element only where constructed sheets do not exist; the shadow root is open so tests
-// can drive the panel, and state is marked with data attributes (documented in the README).
+// <style> element only where constructed sheets do not exist; state is marked with data
+// attributes (documented in the README).
+//
+// The site never sees the conversation: the shadow root is closed and no reference to it is
+// reachable from page scripts (not on the host, not on window, not in any event); it is attached
+// through `attachShadow` as captured when the runtime started, before any page script ran; the
+// host is never a page-defined custom element (whose ElementInternals could reach a closed
+// root); and UI events that carry what the user types, pastes or copies stop at the shadow root
+// instead of bubbling to the page's listeners. Tests reach the root through the DevTools
+// protocol, which pierces closed roots.
 
 const PANEL_TAG = 'toolgate-panel';
+
+// Captured when the runtime starts (this part runs before any page script): a page that later
+// replaces these cannot get hold of the closed root or stop the events below from stopping.
+const callOn = Reflect.apply;
+const createElementIn = Document.prototype.createElement;
+const attachShadowTo = Element.prototype.attachShadow;
+const listenOn = EventTarget.prototype.addEventListener;
+const stopEvent = Event.prototype.stopPropagation;
+const customElementRegistry = window.customElements;
+const definedElement = typeof CustomElementRegistry === 'function' ? CustomElementRegistry.prototype.get : null;
+
+// Composed UI events that carry the user's text (keys, input data, clipboard): outside listeners
+// would see them retargeted to the host, key and data included. Listeners the page registers for
+// the capture phase on window or document still run before the shadow root (see the README).
+const PRIVATE_EVENTS = [
+  'keydown', 'keyup', 'keypress', 'beforeinput', 'input', 'textInput',
+  'compositionstart', 'compositionupdate', 'compositionend', 'copy', 'cut', 'paste',
+];
+
+let panelMounted = false;
 const MAX_EXAMPLES = 4;
 const EXAMPLE_CHARS = 80;
 
@@ -96,6 +124,14 @@ textarea { flex: 1; resize: none; min-height: 40px; max-height: 120px; padding: 
 const ERROR_TITLES = {
   llm_unreachable: 'The language model cannot be reached.',
   llm_timeout: 'The language model took too long to answer.',
+  llm_connect_timeout: 'The language model cannot be reached.',
+  llm_first_token_timeout: 'The language model took too long to answer.',
+  llm_idle_timeout: 'The language model stopped answering.',
+  llm_interrupted: 'The language model stopped answering.',
+  llm_rate_limited: 'The language model is busy.',
+  llm_status: 'The language model refused the request.',
+  llm_protocol: 'The language model answered something unreadable.',
+  llm_config: 'The language model is not configured correctly.',
   llm_not_configured: 'No language model is configured.',
   rate_limited: 'Too many requests.',
   too_many_turns: 'Too many requests at once.',
@@ -147,8 +183,11 @@ function micIcon() {
 }
 
 function createPanel() {
-  const host = document.createElement(PANEL_TAG);
-  const shadow = host.attachShadow({ mode: 'open' });
+  const host = callOn(createElementIn, document, [PANEL_TAG]);
+  const shadow = callOn(attachShadowTo, host, [{ mode: 'closed' }]);
+  for (const type of PRIVATE_EVENTS) {
+    callOn(listenOn, shadow, [type, (event) => callOn(stopEvent, event, [])]);
+  }
   if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet === 'function') {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(PANEL_CSS);
@@ -591,10 +630,17 @@ function createPanel() {
 
 /** Adds the panel once the first catalog round trip is over, when there is a session. */
 function mountPanel() {
-  if (!core.session || document.querySelector(PANEL_TAG) || !document.body) {
+  if (!core.session || panelMounted || !document.body) {
+    return;
+  }
+  if (definedElement && customElementRegistry && callOn(definedElement, customElementRegistry, [PANEL_TAG])) {
+    // A page that defined <toolgate-panel> itself could read even a closed root through the
+    // element's ElementInternals: no panel rather than one the page can read.
+    warn('the agent panel was not added: the page defines its own <toolgate-panel> element');
     return;
   }
   try {
+    panelMounted = true;
     document.body.append(createPanel());
   } catch (error) {
     warn('the agent panel could not be added', String(error && error.message));

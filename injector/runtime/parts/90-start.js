@@ -84,7 +84,7 @@ function catalogBody() {
   const tools = [];
   const fingerprints = new Map();
   for (const entry of core.tools) {
-    const item = describeTool(entry.raw, entry.name);
+    const item = reportTool(entry);
     if (encoder.encode(item.description).length > MAX_DESCRIPTION_BYTES) {
       overLimit.add(`tool:${entry.name}`);
     } else if (fits('tool', entry, item, tools.length, core.limits.tools)) {

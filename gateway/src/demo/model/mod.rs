@@ -5,7 +5,8 @@
 //! message by the tool's schema, and summarises tool results by quoting them.
 //!
 //! `POST /v1/chat/completions` (streamed or whole) and `GET /v1/models`. Test knobs
-//! ([`StandInOptions`]) delay the first token, fail the first requests, cut or hang a stream.
+//! ([`StandInOptions`]) delay the first token, fail the first requests, cut or hang a stream,
+//! or call a tool that was never offered.
 
 mod answer;
 mod arguments;
@@ -55,6 +56,9 @@ pub struct StandInOptions {
     pub cut_after_chunks: Option<usize>,
     /// Send nothing more after this many chunks of a stream, holding the connection open.
     pub hang_after_chunks: Option<usize>,
+    /// Answer every request that does not end with a tool result by calling this tool (with
+    /// `{}` as arguments), whether or not the request offered it: a model gone rogue.
+    pub forge_call: Option<String>,
 }
 
 impl Default for StandInOptions {
@@ -66,6 +70,7 @@ impl Default for StandInOptions {
             failure_status: 503,
             cut_after_chunks: None,
             hang_after_chunks: None,
+            forge_call: None,
         }
     }
 }
@@ -140,7 +145,11 @@ impl StandIn {
         loop {
             let stream = tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
+                    Ok((stream, _)) => {
+                        // Streamed chunks are small: without this, Nagle holds each one back.
+                        let _ = stream.set_nodelay(true);
+                        stream
+                    }
                     Err(_) => continue,
                 },
                 () = &mut shutdown => return Ok(()),
@@ -197,7 +206,13 @@ impl StandIn {
                 return json(StatusCode::BAD_REQUEST, protocol::error(400, "not a chat completion request"));
             }
         };
-        let answer = answer::answer(&request);
+        let after_result = request.messages.last().is_some_and(|message| message.role == "tool");
+        let answer = match &self.options.forge_call {
+            Some(name) if !after_result => {
+                answer::Answer::Call { name: name.clone(), arguments: serde_json::json!({}) }
+            }
+            _ => answer::answer(&request),
+        };
         let id = format!("chatcmpl-standin{}", self.seen.next_id.fetch_add(1, Ordering::SeqCst));
         if !request.stream {
             tokio::time::sleep(self.options.first_token_delay).await;

@@ -1,0 +1,276 @@
+//! Server-side enforcement for approval-gated form tools: the proxy's half of "an approval is
+//! used at most once". The runtime marks an agent's submission of a gated form with the call id
+//! and the approval token (`approvals::form_guard`); here a request to a gated form action is
+//! buffered (at most `MAX_GUARDED_BODY`), and a marked one goes on only if it consumes a valid,
+//! unused approval for exactly this user, session, site, form and field values. A refused
+//! submission sends nothing to the site; an unmarked (human) one is forwarded byte for byte.
+//!
+//! Which actions are gated is learnt from the agent API ([`GatedForms`]): a catalog report that
+//! shows a form tool needing approval, and every approval requested for a form tool.
+
+use crate::approvals::form_guard::{self, AgentMark, GuardError, MAX_GUARDED_BODY};
+use crate::approvals::{ApprovalError, FormSubmission, FormTarget};
+use crate::audit::event::{AuditEvent, EventKind};
+use crate::body::{self, IdleTimeout, ProxyBody};
+use crate::config::Site;
+use crate::errors::{ProxyError, error_response};
+use crate::request_id::RequestId;
+use crate::sso::identity::Identity;
+use crate::sso::session::SessionId;
+use crate::state::Gateway;
+use bytes::Bytes;
+use http::{HeaderValue, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+/// Most gated actions remembered per site; past it the least recently reported one goes.
+pub const MAX_GATED_PER_SITE: usize = 256;
+/// A gated action nobody reported for this long is forgotten (the page no longer has it).
+pub const GATE_LIFETIME_SECONDS: u64 = 7 * 24 * 3600;
+/// Longest action path remembered (as `FormTarget` allows).
+const MAX_ACTION_PATH: usize = 2048;
+/// The user id and session digest of requests without SSO (as the agent API has them).
+const ANONYMOUS: &str = "anonymous";
+
+/// The form actions (site, path) whose agent-marked submissions need an approval. In memory,
+/// bounded per site; sites are the configured ones, so the whole is bounded too. Any method
+/// matches: a method override (`_method`) may turn a POST into the approved DELETE, and the
+/// approval's own target decides the method.
+#[derive(Default)]
+pub struct GatedForms {
+    /// Site id → action path → when it was last reported (UNIX seconds).
+    sites: RwLock<HashMap<String, HashMap<String, u64>>>,
+}
+
+impl GatedForms {
+    /// Remembers that `target` on `site` is an approval-gated form action (refreshes it when
+    /// known). Paths that are not absolute on the site itself are ignored.
+    pub fn register(&self, site: &str, target: &FormTarget, now: u64) {
+        let path = target.action_path.as_str();
+        if !is_site_path(path) {
+            return;
+        }
+        let mut sites = self.sites.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let paths = sites.entry(site.to_owned()).or_default();
+        if !paths.contains_key(path) && paths.len() >= MAX_GATED_PER_SITE {
+            paths.retain(|_, seen| seen.saturating_add(GATE_LIFETIME_SECONDS) > now);
+            if paths.len() >= MAX_GATED_PER_SITE
+                && let Some(oldest) =
+                    paths.iter().min_by_key(|(_, seen)| **seen).map(|(oldest, _)| oldest.clone())
+            {
+                paths.remove(&oldest);
+            }
+        }
+        paths.insert(path.to_owned(), now);
+    }
+
+    /// Whether requests to `path` on `site` are checked.
+    pub fn is_gated(&self, site: &str, path: &str, now: u64) -> bool {
+        let sites = self.sites.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        sites
+            .get(site)
+            .and_then(|paths| paths.get(path))
+            .is_some_and(|seen| seen.saturating_add(GATE_LIFETIME_SECONDS) > now)
+    }
+}
+
+/// A form target from the page's report, if it is one the proxy can guard: an upper-case method
+/// and an absolute path on the site itself.
+pub fn reported_target(method: &str, action: &str) -> Option<FormTarget> {
+    let method = method.trim().to_ascii_uppercase();
+    let method_ok = (1..=16).contains(&method.len()) && method.bytes().all(|byte| byte.is_ascii_uppercase());
+    (method_ok && is_site_path(action)).then(|| FormTarget { method, action_path: action.to_owned() })
+}
+
+/// The request as it may go to the upstream, or the gateway's refusal. Requests to paths that
+/// are not gated form actions pass with their body untouched (streamed); to a gated action, the
+/// body is read first (413 beyond `MAX_GUARDED_BODY`) and checked.
+pub async fn check(
+    gateway: &Gateway,
+    site: &Site,
+    signed_in: Option<&(Identity, SessionId)>,
+    request: Request<Incoming>,
+    request_id: &RequestId,
+) -> Result<Request<ProxyBody>, Response<ProxyBody>> {
+    let now = crate::clock::unix_now();
+    if !gateway.gated_forms.is_gated(site.id.as_str(), request.uri().path(), now) {
+        return Ok(request.map(|body| body.map_err(Into::into).boxed_unsync()));
+    }
+    let refuse = Refusal { gateway, site, signed_in, path: request.uri().path().to_owned(), request_id };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_GUARDED_BODY as u64) {
+        return Err(refuse.answer(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large").await);
+    }
+    let (parts, incoming) = request.into_parts();
+    let idle = IdleTimeout::new(incoming, gateway.config.timeouts.body_idle);
+    let bytes = match Limited::new(idle, MAX_GUARDED_BODY).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+            return Err(refuse.answer(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large").await);
+        }
+        // The client went away or stalled: nothing to forward, nothing to audit.
+        Err(_) => return Err(error_response(ProxyError::BadRequest, Some(&site.id), request_id.as_str())),
+    };
+    let mark = match find_mark(&parts, &bytes) {
+        Ok(None) => return Ok(Request::from_parts(parts, body::full(bytes))),
+        Ok(Some(mark)) => mark,
+        Err(error) => return Err(refuse.answer(StatusCode::FORBIDDEN, error.reason()).await),
+    };
+    let (user, session) = binding_of(gateway, signed_in);
+    let submission =
+        FormSubmission { user: &user, session: &session, site: site.id.as_str(), action_path: &refuse.path };
+    match gateway.approvals.consume_form(&mark, &submission, now) {
+        Ok(record) => {
+            gateway.metrics.approvals.with_label_values(&["consumed"]).inc();
+            tracing::info!(site = %site.id, tool = %record.binding.tool, "approved form submission");
+            Ok(Request::from_parts(parts, body::full(bytes)))
+        }
+        Err(error @ (ApprovalError::Store(_) | ApprovalError::Corrupt(_) | ApprovalError::Contended)) => {
+            tracing::warn!(site = %site.id, reason = error.reason(), "approval store failed");
+            Err(refuse.answer(StatusCode::SERVICE_UNAVAILABLE, error.reason()).await)
+        }
+        Err(error) => Err(refuse.answer(StatusCode::FORBIDDEN, error.reason()).await),
+    }
+}
+
+/// The user and session an approval is bound to for this request: the user id and the same
+/// keyed session digest the agent API records (`agent::turn_endpoints::owner`).
+fn binding_of(gateway: &Gateway, signed_in: Option<&(Identity, SessionId)>) -> (String, String) {
+    match signed_in {
+        Some((identity, session)) => (identity.user.clone(), gateway.audit.digest("session", session)),
+        None => (ANONYMOUS.to_owned(), ANONYMOUS.to_owned()),
+    }
+}
+
+/// The agent's mark on the body (any encoding) or, for forms that send their fields in the URL,
+/// on the query. Either one marks the request.
+fn find_mark(parts: &http::request::Parts, bytes: &Bytes) -> Result<Option<AgentMark>, GuardError> {
+    let in_body = form_guard::agent_submission(&parts.method, &parts.headers, bytes)?;
+    let query = parts.uri.query().unwrap_or("");
+    let in_query = form_guard::query_mark(&parts.method, &parts.headers, query)?;
+    Ok(in_body.or(in_query))
+}
+
+/// What a refusal needs to be audited, counted and answered.
+struct Refusal<'a> {
+    gateway: &'a Gateway,
+    site: &'a Site,
+    signed_in: Option<&'a (Identity, SessionId)>,
+    path: String,
+    request_id: &'a RequestId,
+}
+
+impl Refusal<'_> {
+    /// Audits (durably: no unaudited denial), counts and answers a refused submission.
+    async fn answer(&self, status: StatusCode, reason: &'static str) -> Response<ProxyBody> {
+        let Self { gateway, site, signed_in, request_id, .. } = self;
+        gateway.metrics.enforced_blocks.with_label_values(&[site.id.as_str(), reason]).inc();
+        tracing::warn!(site = %site.id, reason, "form submission refused");
+        let (user, email, groups) = match signed_in {
+            Some((identity, _)) => {
+                (identity.user.as_str(), identity.email.as_deref(), identity.groups.as_slice())
+            }
+            None => (ANONYMOUS, None, &[][..]),
+        };
+        let mut event = AuditEvent::new(EventKind::EnforcedBlock)
+            .actor(user, email, groups)
+            .site(site.id.as_str())
+            .request(request_id.as_str())
+            .resource(&format!("form:{}", shortened(&self.path, 512)))
+            .decision("deny", reason);
+        event.session = Some(binding_of(gateway, *signed_in).1);
+        if gateway.audit.record(event).await.is_err() {
+            return error_response(ProxyError::AuditUnavailable, Some(&site.id), request_id.as_str());
+        }
+        let detail = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => format!(
+                "This form's submissions are checked by the gateway, and this one is larger than \
+                 {MAX_GUARDED_BODY} bytes, so it was not sent to the site."
+            ),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                "The gateway could not check the approval for this submission right now, so it was \
+                 not sent to the site. Try again in a minute."
+                    .to_owned()
+            }
+            _ => format!(
+                "The assistant submitted this form without a valid approval ({reason}), so nothing was \
+                 sent to the site. Ask the assistant again and approve the action in its panel."
+            ),
+        };
+        let page =
+            crate::pages::error_page(status.as_u16(), "Submission refused", &detail, request_id.as_str());
+        let mut response = Response::new(body::full(page));
+        *response.status_mut() = status;
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert("x-toolgate-reason", HeaderValue::from_static(reason));
+        response
+    }
+}
+
+/// `text` cut to at most `limit` bytes on a character boundary.
+fn shortened(text: &str, limit: usize) -> &str {
+    let mut end = text.len().min(limit);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// An absolute path on the site itself (not `//host`, no query or fragment).
+fn is_site_path(path: &str) -> bool {
+    path.starts_with('/')
+        && !path.starts_with("//")
+        && path.len() <= MAX_ACTION_PATH
+        && !path.contains(['?', '#'])
+        && path.bytes().all(|byte| byte.is_ascii_graphic())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(path: &str) -> FormTarget {
+        FormTarget { method: "POST".into(), action_path: path.into() }
+    }
+
+    #[test]
+    fn gated_actions_are_per_site_bounded_and_expire() {
+        let gates = GatedForms::default();
+        gates.register("expenses", &target("/submit"), 100);
+        assert!(gates.is_gated("expenses", "/submit", 101));
+        assert!(!gates.is_gated("tasks", "/submit", 101), "another site");
+        assert!(!gates.is_gated("expenses", "/submit/", 101), "another path");
+        assert!(!gates.is_gated("expenses", "/submit", 100 + GATE_LIFETIME_SECONDS), "forgotten");
+        for index in 0..MAX_GATED_PER_SITE {
+            gates.register("expenses", &target(&format!("/form/{index}")), 200 + index as u64);
+        }
+        assert!(!gates.is_gated("expenses", "/submit", 300), "the least recently reported one went");
+        assert!(gates.is_gated("expenses", "/form/0", 300) && gates.is_gated("expenses", "/form/255", 300));
+        let count = gates.sites.read().map(|sites| sites["expenses"].len()).unwrap_or_default();
+        assert_eq!(count, MAX_GATED_PER_SITE);
+    }
+
+    #[test]
+    fn only_paths_on_the_site_are_targets() {
+        assert_eq!(reported_target("post", "/submit"), Some(target("/submit")));
+        for (method, action) in [
+            ("POST", "https://elsewhere.example/submit"),
+            ("POST", "//elsewhere.example/submit"),
+            ("POST", "/submit?x=1"),
+            ("POST", "submit"),
+            ("", "/submit"),
+            ("PO ST", "/submit"),
+            ("POST", &format!("/{}", "a".repeat(MAX_ACTION_PATH))),
+        ] {
+            assert_eq!(reported_target(method, action), None, "{method} {action}");
+        }
+    }
+}

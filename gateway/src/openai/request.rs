@@ -1,0 +1,451 @@
+//! A client's chat completion request, read leniently where OpenAI clients differ (content as
+//! text or parts, `null`s, fields the gateway does not use) and turned into what the model may
+//! see: the client's tools filtered by the policy (a denied tool never reaches the model), every
+//! message redacted with the user's view and capped, the conversation bounded.
+//!
+//! A client tool is decided by its name alone (source unknown, no annotations): what a client
+//! says about its tools are claims the gateway cannot check.
+
+use super::ApiError;
+use crate::llm::{ChatRequest, Message, ToolCall, ToolSpec};
+use policy::{PolicyView, ToolDecision, ToolRef};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Most messages in one request.
+pub const MAX_MESSAGES: usize = 256;
+/// Most tools in one request.
+pub const MAX_TOOLS: usize = 128;
+/// Longest text of one message passed on (bytes, after redaction); longer texts are cut.
+pub const MAX_MESSAGE_TEXT: usize = 32 * 1024;
+/// Most text in one conversation (bytes, after cutting); longer conversations are refused.
+pub const MAX_CONVERSATION_TEXT: usize = 256 * 1024;
+/// Longest tool description passed on.
+const MAX_DESCRIPTION: usize = 1024;
+/// Largest tool schema (serialized) passed on; tools with larger ones are withheld.
+const MAX_SCHEMA: usize = 16 * 1024;
+/// Longest tool name (OpenAI's limit).
+const MAX_TOOL_NAME: usize = 64;
+
+/// A chat completion request as OpenAI clients send it (the fields the gateway reads).
+#[derive(Debug, Deserialize)]
+pub struct ChatBody {
+    /// The model asked for.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The conversation.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub messages: Vec<WireMessage>,
+    /// The tools the client offers.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub tools: Vec<WireTool>,
+    /// `none` keeps the tools from the model; other choices are left to the model.
+    #[serde(default)]
+    pub tool_choice: Option<Value>,
+    /// Stream the answer as Server-Sent Events.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub stream: bool,
+    /// `include_usage`: a last chunk with the token counts.
+    #[serde(default)]
+    pub stream_options: Option<StreamOptions>,
+    /// At most this many tokens (capped by the gateway's own `llm.max_tokens`).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// The newer name of `max_tokens`.
+    #[serde(default)]
+    pub max_completion_tokens: Option<u32>,
+    /// How many answers; only 1 is served.
+    #[serde(default)]
+    pub n: Option<u32>,
+}
+
+/// `stream_options`.
+#[derive(Debug, Default, Deserialize)]
+pub struct StreamOptions {
+    /// Send a last chunk with the usage.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub include_usage: bool,
+}
+
+/// One message of the client's conversation.
+#[derive(Debug, Deserialize)]
+pub struct WireMessage {
+    role: String,
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    tool_calls: Vec<WireToolCall>,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+}
+
+/// A tool call in an earlier assistant message.
+#[derive(Debug, Deserialize)]
+pub struct WireToolCall {
+    #[serde(default)]
+    id: String,
+    function: WireFunctionCall,
+}
+
+/// Its function.
+#[derive(Debug, Deserialize)]
+pub struct WireFunctionCall {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// A tool the client offers.
+#[derive(Debug, Deserialize)]
+pub struct WireTool {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    function: WireFunction,
+}
+
+/// Its function.
+#[derive(Debug, Deserialize)]
+pub struct WireFunction {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    parameters: Option<Value>,
+}
+
+/// What the model gets, and what the gateway must know to check its answer.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The request for the model.
+    pub request: ChatRequest,
+    /// Tools offered to the model, by name.
+    pub offered: HashMap<String, ToolRef>,
+    /// Tools the policy kept from the model: (name, reason).
+    pub withheld: Vec<(String, String)>,
+    /// How many redactions were made.
+    pub redactions: usize,
+    /// The last user message as the client sent it (only its keyed digest is audited).
+    pub last_user_text: String,
+}
+
+/// Checks and prepares a client's request for the model. `tools_on` is false when the site
+/// switches agent tools off: then every tool is withheld.
+pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Prepared, ApiError> {
+    if body.n.is_some_and(|n| n != 1) {
+        return Err(ApiError::invalid("unsupported_parameter", "only n = 1 is supported"));
+    }
+    if body.messages.is_empty() {
+        return Err(ApiError::invalid("invalid_request", "messages must not be empty"));
+    }
+    if body.messages.len() > MAX_MESSAGES {
+        return Err(ApiError::invalid(
+            "too_many_messages",
+            format!("at most {MAX_MESSAGES} messages per request"),
+        ));
+    }
+    if body.tools.len() > MAX_TOOLS {
+        return Err(ApiError::invalid("too_many_tools", format!("at most {MAX_TOOLS} tools per request")));
+    }
+    let use_tools = tools_on && body.tool_choice.as_ref().and_then(Value::as_str) != Some("none");
+    let mut redactions = 0;
+    let mut withheld = Vec::new();
+    let mut offered = HashMap::new();
+    let mut tools = Vec::new();
+    for tool in &body.tools {
+        let name = &tool.function.name;
+        if tool.kind.as_deref().is_some_and(|kind| kind != "function") {
+            return Err(ApiError::invalid("invalid_tool", "only tools of type \"function\" are supported"));
+        }
+        if !valid_tool_name(name) {
+            return Err(ApiError::invalid(
+                "invalid_tool",
+                format!("tool names are 1 to {MAX_TOOL_NAME} letters, digits, '_', '-' or '.'"),
+            ));
+        }
+        if offered.contains_key(name) || withheld.iter().any(|(withheld, _)| withheld == name) {
+            return Err(ApiError::invalid("invalid_tool", format!("the tool {name} is listed twice")));
+        }
+        if !use_tools {
+            withheld.push((name.clone(), "tools are off for this request".into()));
+            continue;
+        }
+        let reference = ToolRef::named(name.as_str());
+        if let ToolDecision::Deny { reason } = view.tool(&reference).0 {
+            withheld.push((name.clone(), reason.to_string()));
+            continue;
+        }
+        let parameters = match &tool.function.parameters {
+            Some(schema @ Value::Object(_)) => schema.clone(),
+            _ => serde_json::json!({"type": "object", "properties": {}}),
+        };
+        if parameters.to_string().len() > MAX_SCHEMA {
+            withheld.push((name.clone(), "its schema is too large".into()));
+            continue;
+        }
+        let description = view.redact(tool.function.description.as_deref().unwrap_or(""));
+        redactions += description.total();
+        tools.push(ToolSpec {
+            name: name.clone(),
+            description: cap(&description.text, MAX_DESCRIPTION),
+            parameters,
+        });
+        offered.insert(name.clone(), reference);
+    }
+
+    let mut messages = Vec::with_capacity(body.messages.len());
+    let mut total = 0;
+    let mut last_user_text = String::new();
+    for message in &body.messages {
+        let raw = text_of(message)?;
+        let redacted = view.redact(&raw);
+        redactions += redacted.total();
+        let text = cap(&redacted.text, MAX_MESSAGE_TEXT);
+        total += text.len();
+        let converted = match message.role.as_str() {
+            "system" | "developer" => Message::System(text),
+            "user" => {
+                last_user_text = raw;
+                Message::User(text)
+            }
+            "assistant" => {
+                let tool_calls = earlier_calls(view, message, &offered, &mut redactions, &mut total)?;
+                Message::Assistant { content: (!text.is_empty()).then_some(text), tool_calls }
+            }
+            "tool" => {
+                let call_id = message.tool_call_id.clone().filter(|id| !id.is_empty()).ok_or_else(|| {
+                    ApiError::invalid("invalid_request", "a tool message needs its tool_call_id")
+                })?;
+                Message::Tool { call_id, content: text }
+            }
+            other => {
+                return Err(ApiError::invalid(
+                    "invalid_request",
+                    format!("messages with role {:?} are not supported", cap(other, 32)),
+                ));
+            }
+        };
+        messages.push(converted);
+    }
+    if total > MAX_CONVERSATION_TEXT {
+        return Err(ApiError::invalid(
+            "context_length_exceeded",
+            format!("the conversation has more than {MAX_CONVERSATION_TEXT} bytes of text; shorten it"),
+        ));
+    }
+    let max_tokens = match (body.max_tokens, body.max_completion_tokens) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    Ok(Prepared {
+        request: ChatRequest { messages, tools, max_tokens },
+        offered,
+        withheld,
+        redactions,
+        last_user_text,
+    })
+}
+
+/// Tool calls in an earlier assistant message. A call of a tool the model is not offered now
+/// would show it a denied tool, so the request is refused (the gateway never returns such calls).
+fn earlier_calls(
+    view: &PolicyView,
+    message: &WireMessage,
+    offered: &HashMap<String, ToolRef>,
+    redactions: &mut usize,
+    total: &mut usize,
+) -> Result<Vec<ToolCall>, ApiError> {
+    let mut calls = Vec::with_capacity(message.tool_calls.len());
+    for call in &message.tool_calls {
+        if !offered.contains_key(&call.function.name) {
+            return Err(ApiError::invalid(
+                "tool_not_available",
+                format!(
+                    "the conversation contains a call of {}, which is not available to you on this site; \
+                     remove it from the history",
+                    cap(&call.function.name, MAX_TOOL_NAME)
+                ),
+            ));
+        }
+        let arguments = match &call.function.arguments {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Null) | None => "{}".to_owned(),
+            Some(object) => object.to_string(),
+        };
+        let redacted = view.redact(&arguments);
+        *redactions += redacted.total();
+        let arguments = cap(&redacted.text, MAX_MESSAGE_TEXT);
+        *total += arguments.len();
+        calls.push(ToolCall { id: call.id.clone(), name: call.function.name.clone(), arguments });
+    }
+    Ok(calls)
+}
+
+/// A message's text: a string, or text parts (joined by newlines); other parts are refused.
+fn text_of(message: &WireMessage) -> Result<String, ApiError> {
+    match &message.content {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::Array(parts)) => {
+            let mut texts = Vec::with_capacity(parts.len());
+            for part in parts {
+                match (part.get("type").and_then(Value::as_str), part.get("text").and_then(Value::as_str)) {
+                    (Some("text"), Some(text)) => texts.push(text),
+                    _ => {
+                        return Err(ApiError::invalid(
+                            "unsupported_content",
+                            "only text content is supported (no images, audio or files)",
+                        ));
+                    }
+                }
+            }
+            Ok(texts.join("\n"))
+        }
+        Some(_) => Err(ApiError::invalid("invalid_request", "message content must be text or text parts")),
+    }
+}
+
+/// OpenAI's function names (`[A-Za-z0-9_-]{1,64}`), plus `.` as page catalogs use it.
+fn valid_tool_name(name: &str) -> bool {
+    (1..=MAX_TOOL_NAME).contains(&name.len())
+        && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+}
+
+/// Cuts `text` to at most `limit` bytes on a character boundary, marking the cut.
+pub fn cap(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…[cut]", &text[..end])
+}
+
+/// Reads `null` as the type's default (clients send `"tool_calls": null` and the like).
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(policy: &str) -> PolicyView {
+        let policy =
+            policy::Policy::parse(policy, "test.toml", &[policy::SiteId::new("tasks")]).expect("test policy");
+        let subject = policy::Subject { user: policy::UserId::new("alice"), email: None, groups: Vec::new() };
+        policy.view(&subject, &policy::SiteId::new("tasks"))
+    }
+
+    fn body(value: Value) -> ChatBody {
+        serde_json::from_value(value).expect("test body")
+    }
+
+    const POLICY: &str = r#"
+[[rule]]
+id = "tasks"
+tools.allow = ["add_task"]
+tools.deny = ["delete_*"]
+redact = ["email"]
+"#;
+
+    #[test]
+    fn denied_tools_are_withheld_and_text_is_redacted() {
+        let prepared = prepare(
+            &view(POLICY),
+            &body(serde_json::json!({
+                "model": "m",
+                "messages": [
+                    {"role": "system", "content": "Write to ops@corp.example"},
+                    {"role": "user", "content": [{"type": "text", "text": "ask carol@corp.example"}]},
+                ],
+                "tools": [
+                    {"type": "function", "function": {"name": "add_task", "parameters": {"type": "object"}}},
+                    {"type": "function", "function": {"name": "delete_task"}},
+                ],
+            })),
+            true,
+        )
+        .expect("prepared");
+        assert_eq!(prepared.request.tools.len(), 1);
+        assert_eq!(prepared.request.tools[0].name, "add_task");
+        assert_eq!(prepared.withheld.len(), 1);
+        assert_eq!(prepared.withheld[0].0, "delete_task");
+        assert_eq!(prepared.redactions, 2);
+        assert_eq!(
+            prepared.request.messages,
+            vec![Message::System("Write to [email]".into()), Message::User("ask [email]".into())]
+        );
+        assert_eq!(prepared.last_user_text, "ask carol@corp.example");
+    }
+
+    #[test]
+    fn tools_off_withholds_everything_and_history_cannot_name_withheld_tools() {
+        let request = serde_json::json!({
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "add_task"}}],
+        });
+        let prepared = prepare(&view(POLICY), &body(request), false).expect("prepared");
+        assert!(prepared.request.tools.is_empty() && prepared.offered.is_empty());
+
+        let history = serde_json::json!({
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "delete_task", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "done"},
+            ],
+            "tools": [{"type": "function", "function": {"name": "delete_task"}}],
+        });
+        let error = prepare(&view(POLICY), &body(history), true).expect_err("refused");
+        assert_eq!(error.code(), "tool_not_available");
+    }
+
+    #[test]
+    fn malformed_requests_are_refused() {
+        for (request, code) in [
+            (serde_json::json!({"messages": []}), "invalid_request"),
+            (
+                serde_json::json!({"messages": [{"role": "user", "content": "x"}], "n": 2}),
+                "unsupported_parameter",
+            ),
+            (
+                serde_json::json!({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}),
+                "unsupported_content",
+            ),
+            (serde_json::json!({"messages": [{"role": "tool", "content": "x"}]}), "invalid_request"),
+            (
+                serde_json::json!({"messages": [{"role": "user", "content": "x"}],
+                                   "tools": [{"type": "function", "function": {"name": "bad name"}}]}),
+                "invalid_tool",
+            ),
+        ] {
+            let error = prepare(&view(POLICY), &body(request.clone()), true).expect_err("refused");
+            assert_eq!(error.code(), code, "{request}");
+        }
+    }
+
+    #[test]
+    fn long_texts_are_cut_and_long_conversations_refused() {
+        let long = "a".repeat(MAX_MESSAGE_TEXT + 10);
+        let prepared = prepare(
+            &view(POLICY),
+            &body(serde_json::json!({"messages": [{"role": "user", "content": long}]})),
+            true,
+        )
+        .expect("prepared");
+        let Message::User(text) = &prepared.request.messages[0] else { panic!("a user message") };
+        assert!(text.ends_with("…[cut]") && text.len() < MAX_MESSAGE_TEXT + 16);
+        let messages: Vec<Value> =
+            (0..9).map(|_| serde_json::json!({"role": "user", "content": long.clone()})).collect();
+        let error = prepare(&view(POLICY), &body(serde_json::json!({"messages": messages})), true)
+            .expect_err("too long");
+        assert_eq!(error.code(), "context_length_exceeded");
+    }
+}

@@ -1,0 +1,456 @@
+//! The OpenAI-compatible endpoint (`/v1/chat/completions`, `/v1/models` on the gateway's own
+//! host) over real sockets: bearer tokens from a fake provider, the site scope header, policy
+//! filtering of the client's tools, redaction before the model, tool calls checked in the answer
+//! (approval-gated ones come back as refusals), streaming and whole answers, model failures as
+//! OpenAI-style errors, and the official `openai` Python client talking to it.
+
+mod world;
+
+use crate::harness::{self, Answer};
+use bytes::Bytes;
+use http::{Request, StatusCode};
+use http_body_util::Full;
+use serde_json::{Value, json};
+use world::World;
+
+/// The tools an SDK client offers: one allowed, one denied, one that needs the user's
+/// approval, one that needs a group's approval above 1000.
+fn tools() -> Value {
+    json!([
+        {"type": "function", "function": {"name": "add_task", "description": "Add a task to the board",
+            "parameters": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}},
+        {"type": "function", "function": {"name": "delete_task", "description": "Delete a task from the board",
+            "parameters": {"type": "object", "properties": {"id": {"type": "number"}}}}},
+        {"type": "function", "function": {"name": "transfer_funds", "description": "Transfer funds between accounts",
+            "parameters": {"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}}},
+        {"type": "function", "function": {"name": "pay_invoice", "description": "Pay an invoice",
+            "parameters": {"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}}},
+    ])
+}
+
+fn chat(message: &str, stream: bool) -> Value {
+    json!({
+        "model": "toolgate-demo-stand-in",
+        "messages": [
+            {"role": "system", "content": "You help dana@corp.example with the board."},
+            {"role": "user", "content": message},
+        ],
+        "tools": tools(),
+        "stream": stream,
+        "stream_options": if stream { json!({"include_usage": true}) } else { Value::Null },
+    })
+}
+
+fn post(
+    world: &World,
+    authorization: Option<&str>,
+    site: Option<&str>,
+    body: &Value,
+) -> Request<Full<Bytes>> {
+    let mut request = Request::post("/v1/chat/completions")
+        .header("host", world.host())
+        .header("content-type", "application/json");
+    if let Some(authorization) = authorization {
+        request = request.header("authorization", authorization);
+    }
+    if let Some(site) = site {
+        request = request.header("x-toolgate-site", site);
+    }
+    request.body(Full::new(Bytes::from(body.to_string()))).expect("request")
+}
+
+async fn complete(world: &World, token: &str, body: &Value) -> Answer {
+    harness::send(world.gateway.address, post(world, Some(&format!("Bearer {token}")), Some("tasks"), body))
+        .await
+}
+
+fn json_of(answer: &Answer) -> Value {
+    serde_json::from_slice(&answer.body).unwrap_or_else(|_| panic!("not JSON: {}", answer.text()))
+}
+
+/// The `data:` payloads of a whole SSE body; `[DONE]` as a string.
+fn sse_data(answer: &Answer) -> Vec<Value> {
+    answer
+        .text()
+        .split("\n\n")
+        .filter_map(|event| event.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned())))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn callers_need_a_bearer_token_and_a_site_they_may_use() {
+    let world = World::start().await;
+    let token = world.token("alice", &["eng"]);
+    let body = chat("Please add a task: \"Water the plants\"", false);
+    let address = world.gateway.address;
+
+    let anonymous = harness::send(address, post(&world, None, Some("tasks"), &body)).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "{}", anonymous.text());
+    assert_eq!(anonymous.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(json_of(&anonymous)["error"]["type"], "authentication_error");
+    let forged = harness::send(address, post(&world, Some("Bearer not.a.token"), Some("tasks"), &body)).await;
+    assert_eq!(forged.status, StatusCode::UNAUTHORIZED);
+    let bearer = format!("Bearer {token}");
+    let no_site = harness::send(address, post(&world, Some(&bearer), None, &body)).await;
+    assert_eq!(no_site.status, StatusCode::BAD_REQUEST, "{}", no_site.text());
+    assert!(json_of(&no_site)["error"]["message"].as_str().unwrap_or("").contains("X-Toolgate-Site"));
+    for site in ["nope", "finance"] {
+        let refused = harness::send(address, post(&world, Some(&bearer), Some(site), &body)).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{site}: {}", refused.text());
+        assert_eq!(json_of(&refused)["error"]["type"], "permission_error");
+    }
+    let treasurer = format!("Bearer {}", world.token("fred", &["finance"]));
+    let admitted = harness::send(address, post(&world, Some(&treasurer), Some("finance"), &body)).await;
+    assert_eq!(admitted.status, StatusCode::OK, "the finance group may use its site: {}", admitted.text());
+    assert_eq!(world.model.requests(), 1, "only the admitted request reached the model");
+
+    let other_model = json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]});
+    let wrong_model = complete(&world, &token, &other_model).await;
+    assert_eq!(wrong_model.status, StatusCode::NOT_FOUND, "{}", wrong_model.text());
+    assert_eq!(json_of(&wrong_model)["error"]["code"], "model_not_found");
+
+    let models = Request::get("/v1/models").header("host", world.host());
+    let unauthenticated =
+        harness::send(address, models.body(Full::new(Bytes::new())).expect("request")).await;
+    assert_eq!(unauthenticated.status, StatusCode::UNAUTHORIZED);
+    let models = Request::get("/v1/models").header("host", world.host()).header("authorization", &bearer);
+    let listed = harness::send(address, models.body(Full::new(Bytes::new())).expect("request")).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text());
+    assert_eq!(json_of(&listed)["data"][0]["id"], "toolgate-demo-stand-in");
+    world.gateway.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn denied_tools_and_personal_data_never_reach_the_model() {
+    let world = World::start().await;
+    let token = world.token("alice", &["eng"]);
+    let answer =
+        complete(&world, &token, &chat("Please add a task: \"Call carol.chen@corp.example\"", false)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let completion = json_of(&answer);
+    assert_eq!(completion["object"], "chat.completion");
+    assert_eq!(completion["model"], "toolgate-demo-stand-in");
+    let choice = &completion["choices"][0];
+    assert_eq!(choice["finish_reason"], "tool_calls", "{completion:#}");
+    let call = &choice["message"]["tool_calls"][0];
+    assert_eq!(call["type"], "function");
+    assert_eq!(call["function"]["name"], "add_task");
+    let arguments: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().expect("arguments text")).expect("JSON");
+    assert_eq!(arguments, json!({"title": "Call [email]"}), "the model only ever saw the redacted text");
+
+    let bodies = world.model.bodies();
+    assert_eq!(bodies.len(), 1);
+    let sent: Value = serde_json::from_str(&bodies[0]).expect("model request");
+    let offered: Vec<&str> = sent["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["function"]["name"].as_str())
+        .collect();
+    assert_eq!(offered, ["add_task", "transfer_funds", "pay_invoice"], "the denied tool is never offered");
+    assert!(!bodies[0].contains("delete_task"), "{}", bodies[0]);
+    assert!(!bodies[0].contains("carol.chen@corp.example") && !bodies[0].contains("dana@corp.example"));
+    assert!(bodies[0].contains("[email]"), "redacted, not dropped: {}", bodies[0]);
+
+    // A conversation whose history calls the denied tool would show it to the model: refused.
+    let history = json!({
+        "model": "toolgate",
+        "messages": [
+            {"role": "user", "content": "clean up"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "delete_task", "arguments": "{\"id\": 3}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "deleted"},
+        ],
+        "tools": tools(),
+    });
+    let refused = complete(&world, &token, &history).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text());
+    assert_eq!(json_of(&refused)["error"]["code"], "tool_not_available");
+    assert_eq!(world.model.bodies().len(), 1, "the refused request never reached the model");
+
+    // A call the policy denies for its arguments is removed and explained, in both forms.
+    for stream in [false, true] {
+        let answer = complete(&world, &token, &chat("Please add a task: \"Launch codes\"", stream)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let (text, calls) = if stream {
+            let events = sse_data(&answer);
+            let text: String =
+                events.iter().filter_map(|event| event["choices"][0]["delta"]["content"].as_str()).collect();
+            let calls =
+                events.iter().filter(|event| event["choices"][0]["delta"].get("tool_calls").is_some());
+            (text, calls.count())
+        } else {
+            let message = &json_of(&answer)["choices"][0]["message"];
+            let calls = message["tool_calls"].as_array().map_or(0, Vec::len);
+            (message["content"].as_str().unwrap_or("").to_owned(), calls)
+        };
+        assert_eq!(calls, 0, "stream {stream}: {}", answer.text());
+        assert!(text.contains("`add_task` was refused by policy"), "stream {stream}: {text}");
+    }
+    world.gateway.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_that_need_approval_come_back_as_refusals_never_as_tool_calls() {
+    let world = World::start().await;
+    let token = world.token("alice", &["eng"]);
+    let answer = complete(&world, &token, &chat("Transfer funds: 250", false)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let completion = json_of(&answer);
+    let message = &completion["choices"][0]["message"];
+    assert!(message.get("tool_calls").is_none(), "{completion:#}");
+    assert_eq!(completion["choices"][0]["finish_reason"], "stop");
+    let text = message["content"].as_str().expect("a refusal text");
+    assert!(text.contains("`transfer_funds` needs your approval"), "{text}");
+    assert!(text.contains("assistant panel on http://tasks.localhost:1"), "names where to approve: {text}");
+    let sent: Value = serde_json::from_str(&world.model.bodies()[0]).expect("model request");
+    assert!(
+        sent["tools"].as_array().is_some_and(|tools| tools.len() == 3),
+        "offered, the call is what waits"
+    );
+
+    // Streamed, with a group as the approver.
+    let answer = complete(&world, &token, &chat("Pay the invoice: 5000", true)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let events = sse_data(&answer);
+    assert_eq!(events.last(), Some(&json!("[DONE]")), "{events:#?}");
+    assert!(
+        events.iter().all(|event| event["choices"][0]["delta"].get("tool_calls").is_none()),
+        "{events:#?}"
+    );
+    let text: String =
+        events.iter().filter_map(|event| event["choices"][0]["delta"]["content"].as_str()).collect();
+    assert!(text.contains("`pay_invoice` needs approval from the group `treasury`"), "{text}");
+    let finish = events.iter().find_map(|event| event["choices"][0]["finish_reason"].as_str());
+    assert_eq!(finish, Some("stop"));
+
+    // Below the threshold the same tool is simply allowed.
+    let answer = complete(&world, &token, &chat("Pay the invoice: 50", false)).await;
+    let completion = json_of(&answer);
+    let call = &completion["choices"][0]["message"]["tool_calls"][0]["function"];
+    assert_eq!(call["name"], "pay_invoice", "{completion:#}");
+    let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap_or("")).expect("JSON");
+    assert_eq!(arguments["amount"].as_f64(), Some(50.0));
+
+    // Every step is in the audit log: what the model was shown, each model call, each decision.
+    let records = audit_records(&world, "alice").await;
+    let of = |kind: &str| {
+        records.iter().filter(|record| record["toolgate.event.kind"] == kind).collect::<Vec<_>>()
+    };
+    let exposures = of("catalog_exposure");
+    assert_eq!(exposures.len(), 3, "{records:#?}");
+    assert_eq!(exposures[0]["toolgate.resource"], "tool:add_task,tool:pay_invoice,tool:transfer_funds");
+    assert_eq!(exposures[0]["toolgate.explanation"]["withheld"], json!(["tool:delete_task"]));
+    assert!(exposures[0]["toolgate.digests"]["prompt"].is_string(), "the prompt only as a digest");
+    let model_calls = of("llm_call");
+    assert_eq!(model_calls.len(), 3);
+    assert!(model_calls.iter().all(|record| record["gen_ai.request.model"] == "toolgate-demo-stand-in"
+        && record["toolgate.latency_ms"].is_u64()
+        && record["gen_ai.usage.input_tokens"].is_u64()));
+    let decisions: Vec<(&str, &str, &str)> = of("tool_call")
+        .iter()
+        .map(|record| {
+            let field = |name: &str| record[name].as_str().unwrap_or("");
+            (field("gen_ai.tool.name"), field("toolgate.decision"), field("toolgate.reason"))
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            ("transfer_funds", "deny", "approval_required"),
+            ("pay_invoice", "deny", "approval_required"),
+            ("pay_invoice", "allow", "policy"),
+        ]
+    );
+    assert!(
+        !String::from_utf8_lossy(&serde_json::to_vec(&records).unwrap_or_default()).contains("5000"),
+        "arguments never appear in audit records"
+    );
+    world.gateway.stop().await;
+}
+
+/// The audit records about `user`, read through the audit API as a member of `auditors`.
+async fn audit_records(world: &World, user: &str) -> Vec<Value> {
+    let auditor = format!("Bearer {}", world.token("ivy", &["auditors"]));
+    let request = Request::get(format!("/.toolgate/audit/records?user={user}&limit=1000"))
+        .header("host", world.host())
+        .header("authorization", auditor)
+        .body(Full::new(Bytes::new()))
+        .expect("request");
+    let answer = harness::send(world.gateway.address, request).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let records = json_of(&answer)["records"].as_array().cloned().unwrap_or_default();
+    records.into_iter().map(|record| record["event"].clone()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn streamed_answers_pass_text_and_return_checked_calls_at_the_end() {
+    let world = World::start().await;
+    let token = world.token("alice", &["eng"]);
+    let answer = complete(&world, &token, &chat("Please add a task: \"Water the plants\"", true)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+    let events = sse_data(&answer);
+    assert_eq!(events.last(), Some(&json!("[DONE]")));
+    let chunks = &events[..events.len() - 1];
+    assert!(chunks.iter().all(|chunk| chunk["object"] == "chat.completion.chunk"), "{chunks:#?}");
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let calls: Vec<&Value> = chunks
+        .iter()
+        .filter_map(|chunk| chunk["choices"][0]["delta"]["tool_calls"].as_array())
+        .flatten()
+        .collect();
+    assert_eq!(calls.len(), 1, "{chunks:#?}");
+    assert_eq!(calls[0]["function"]["name"], "add_task");
+    assert_eq!(calls[0]["function"]["arguments"], "{\"title\":\"Water the plants\"}");
+    let finish = chunks.iter().find_map(|chunk| chunk["choices"][0]["finish_reason"].as_str());
+    assert_eq!(finish, Some("tool_calls"));
+    let usage = chunks.last().expect("usage chunk");
+    assert_eq!(usage["choices"], json!([]));
+    assert!(usage["usage"]["total_tokens"].as_u64().is_some(), "{usage:#}");
+
+    // The tool's result goes back in the next request; the model's text streams through.
+    let next = json!({
+        "model": "toolgate-demo-stand-in",
+        "stream": true,
+        "messages": [
+            {"role": "user", "content": "Please add a task: \"Water the plants\""},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": calls[0]["id"], "type": "function",
+                "function": {"name": "add_task", "arguments": calls[0]["function"]["arguments"]}}]},
+            {"role": "tool", "tool_call_id": calls[0]["id"], "content": "added #7 for erin@corp.example"},
+        ],
+        "tools": tools(),
+    });
+    let answer = complete(&world, &token, &next).await;
+    let events = sse_data(&answer);
+    let text: String =
+        events.iter().filter_map(|event| event["choices"][0]["delta"]["content"].as_str()).collect();
+    assert!(text.contains("added #7 for [email]"), "the tool result was redacted before the model: {text}");
+    assert!(world.model.bodies().iter().all(|body| !body.contains("erin@corp.example")));
+    world.gateway.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_model_is_a_502_and_a_slow_one_a_504() {
+    // A port nothing listens on.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = closed.local_addr().expect("address");
+    drop(closed);
+    let model = std::sync::Arc::new(gateway::demo::model::StandIn::default());
+    let world = World::with_llm(model, &format!("http://{address}/v1")).await;
+    let token = world.token("alice", &["eng"]);
+    for stream in [false, true] {
+        let answer = complete(&world, &token, &chat("Please add a task: \"x\"", stream)).await;
+        assert_eq!(answer.status, StatusCode::BAD_GATEWAY, "stream {stream}: {}", answer.text());
+        let error = json_of(&answer);
+        assert_eq!(error["error"]["type"], "server_error");
+        assert_eq!(error["error"]["code"], "llm_unreachable");
+        assert!(error["error"]["message"].as_str().unwrap_or("").contains("cannot be reached"), "{error}");
+    }
+    world.gateway.stop().await;
+
+    // A model slower than `llm.first_token_timeout` (1 s here): 504.
+    let slow = gateway::demo::model::StandInOptions {
+        first_token_delay: std::time::Duration::from_secs(3),
+        ..Default::default()
+    };
+    let world = World::with_model(slow).await;
+    let token = world.token("alice", &["eng"]);
+    for stream in [false, true] {
+        let answer = complete(&world, &token, &chat("Please add a task: \"x\"", stream)).await;
+        assert_eq!(answer.status, StatusCode::GATEWAY_TIMEOUT, "stream {stream}: {}", answer.text());
+        assert_eq!(json_of(&answer)["error"]["code"], "llm_first_token_timeout");
+    }
+    world.gateway.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_runs_at_most_agent_max_concurrent_turns_requests_at_once() {
+    let slow = gateway::demo::model::StandInOptions {
+        chunk_delay: std::time::Duration::from_millis(200),
+        ..Default::default()
+    };
+    let world = World::with_model(slow).await;
+    let (alice, bob) = (world.token("alice", &["eng"]), world.token("bob", &["eng"]));
+    let body = chat("Please add a task: \"Water the plants\"", true);
+    let bearer = format!("Bearer {alice}");
+    let running =
+        harness::open(world.gateway.address, post(&world, Some(&bearer), Some("tasks"), &body)).await;
+    assert_eq!(running.status(), StatusCode::OK);
+    let second = complete(&world, &alice, &body).await;
+    assert_eq!(second.status, StatusCode::TOO_MANY_REQUESTS, "{}", second.text());
+    assert_eq!(json_of(&second)["error"]["type"], "rate_limit_error");
+    assert_eq!(complete(&world, &bob, &body).await.status, StatusCode::OK, "other users are not affected");
+    let _ = http_body_util::BodyExt::collect(running.into_body()).await;
+    // Once the stream said [DONE] the request no longer counts, so a client may go on at once.
+    for _ in 0..3 {
+        let next = complete(&world, &alice, &chat("Please add a task: \"x\"", false)).await;
+        assert_eq!(next.status, StatusCode::OK, "{}", next.text());
+    }
+    world.gateway.stop().await;
+}
+
+/// The official `openai` Python package, from the virtualenv `./test.sh` prepares, talks to the
+/// gateway: models, a whole and a streamed completion, an approval refusal, a refused token.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_openai_python_client_talks_to_the_gateway() {
+    let python = python_with_openai();
+    let world = World::start().await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/openai_client.py");
+    let output = tokio::process::Command::new(&python)
+        .arg(script)
+        .env("TOOLGATE_BASE_URL", world.base_url())
+        .env("TOOLGATE_TOKEN", world.token("alice", &["eng"]))
+        .env("TOOLGATE_SITE", "tasks")
+        .output()
+        .await
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "openai_client.py failed:\n{stdout}\n{stderr}");
+    let results: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|_| panic!("not JSON: {stdout}"));
+
+    assert_eq!(results["models"], json!(["toolgate-demo-stand-in"]));
+    let whole = &results["whole"];
+    assert_eq!(whole["finish_reason"], "tool_calls", "{results:#}");
+    assert_eq!(whole["tool_calls"], json!([{"name": "add_task", "arguments": {"title": "Call [email]"}}]));
+    let streamed = &results["streamed"];
+    assert_eq!(streamed["finish_reason"], "tool_calls", "{results:#}");
+    assert_eq!(
+        streamed["tool_calls"],
+        json!([{"name": "add_task", "arguments": {"title": "Water the plants"}}])
+    );
+    assert!(streamed["usage"]["total_tokens"].as_u64().is_some(), "{results:#}");
+    let approval = &results["approval"];
+    assert_eq!(approval["tool_calls"], json!([]), "{results:#}");
+    assert!(approval["content"].as_str().unwrap_or("").contains("needs your approval"), "{results:#}");
+    assert_eq!(results["refused"], json!({"status": 401, "code": "invalid_api_key"}));
+    assert!(world.model.bodies().iter().all(|body| !body.contains("carol.chen@corp.example")));
+    world.gateway.stop().await;
+}
+
+/// The interpreter of the test virtualenv (`TOOLGATE_TEST_PYTHON`, else `.venv-tests/bin/python`
+/// at the repository root), checked to import `openai`; a missing one fails with instructions.
+fn python_with_openai() -> std::path::PathBuf {
+    let python = std::env::var_os("TOOLGATE_TEST_PYTHON").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-tests/bin/python"),
+        std::path::PathBuf::from,
+    );
+    let install = "run ./test.sh, or create it by hand: python3 -m venv .venv-tests && \
+                   .venv-tests/bin/pip install openai==3.54.0 (or point TOOLGATE_TEST_PYTHON at a \
+                   Python with the openai package)";
+    assert!(python.exists(), "no Python for the OpenAI client test at {}: {install}", python.display());
+    let check = std::process::Command::new(&python)
+        .args(["-c", "import openai; print(openai.__version__)"])
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}; {install}", python.display()));
+    assert!(
+        check.status.success(),
+        "{} cannot import openai ({}): {install}",
+        python.display(),
+        String::from_utf8_lossy(&check.stderr).trim()
+    );
+    python
+}
