@@ -27,6 +27,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
 
 pub use catalog::{CatalogReport, MAX_CATALOG_BYTES, MAX_CONTEXTS, MAX_TOOLS};
+pub use prompt::cap;
 
 /// The prefix of every agent API path.
 pub const PREFIX: &str = "/.toolgate/agent/";

@@ -311,17 +311,8 @@ fn valid_tool_name(name: &str) -> bool {
         && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
 }
 
-/// Cuts `text` to at most `limit` bytes on a character boundary, marking the cut.
-pub fn cap(text: &str, limit: usize) -> String {
-    if text.len() <= limit {
-        return text.to_owned();
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…[cut]", &text[..end])
-}
+/// Length caps are the agent's (one marking rule for both ways in).
+pub use crate::agent::cap;
 
 /// Reads `null` as the type's default (clients send `"tool_calls": null` and the like).
 fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
