@@ -26,6 +26,8 @@ pub struct Running {
     pub admin_address: SocketAddr,
     /// Triggering it stops accepting and drains.
     pub shutdown: Shutdown,
+    /// The running gateway's state (the dashboard and tests reach approvals, inventory… here).
+    pub state: Arc<Gateway>,
     server: JoinHandle<()>,
     admin: JoinHandle<()>,
 }
@@ -107,8 +109,8 @@ pub fn start(
     let watch_shutdown = shutdown.wait();
     tokio::spawn(async move { policy.watch(watch_shutdown).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
-    let server = tokio::spawn(server::serve(gateway, listener, tls, shutdown.wait()));
-    Ok(Running { address, admin_address, shutdown, server, admin })
+    let server = tokio::spawn(server::serve(gateway.clone(), listener, tls, shutdown.wait()));
+    Ok(Running { address, admin_address, shutdown, state: gateway, server, admin })
 }
 
 /// Removes expired sign-in records, old approvals and captured audit texts, until shutdown.

@@ -8,6 +8,7 @@ pub mod admin;
 pub mod agent;
 pub mod app;
 pub mod approvals;
+pub mod approver_api;
 pub mod audit;
 pub mod audit_cli;
 pub mod body;

@@ -13,7 +13,7 @@ use crate::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::{SessionFailure, cookies};
 use crate::state::Gateway;
-use crate::{agent, form_enforcement, openai, page_policy, reserved, sso, websocket};
+use crate::{agent, approver_api, form_enforcement, openai, page_policy, reserved, sso, websocket};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, Uri, Version};
 use http_body_util::BodyExt;
@@ -53,6 +53,12 @@ pub async fn handle(
                 if host == gateway.gateway_host && openai::is_api_path(request.uri().path()) =>
             {
                 (openai::handle(&gateway, sso, request, &request_id).await, Route::Agent)
+            }
+            // …the approvals API for approver groups…
+            (None, Some(sso), Some(host))
+                if host == gateway.gateway_host && approver_api::is_api_path(request.uri().path()) =>
+            {
+                (approver_api::handle(&gateway, sso, request, &request_id).await, Route::Agent)
             }
             // …and sign-in.
             (None, Some(sso), Some(host)) if host == gateway.gateway_host => {

@@ -7,6 +7,7 @@ mod harness;
 mod agent_api;
 mod agent_failures;
 mod agent_turn;
+mod approver_api;
 mod audit;
 mod browser;
 mod cli;

@@ -4,7 +4,7 @@
 //! (approval-gated ones come back as refusals), streaming and whole answers, model failures as
 //! OpenAI-style errors, and the official `openai` Python client talking to it.
 
-mod world;
+pub mod world;
 
 use crate::harness::{self, Answer};
 use bytes::Bytes;
