@@ -25,6 +25,7 @@ const RUNTIME_SOURCE: &str = concat!(
     include_str!("../runtime/parts/45-forms-execute.js"),
     include_str!("../runtime/parts/50-ci4a.js"),
     include_str!("../runtime/parts/60-agent.js"),
+    include_str!("../runtime/parts/65-panel-look.js"),
     include_str!("../runtime/parts/70-panel.js"),
     include_str!("../runtime/parts/90-start.js"),
     "\n})();\n",
@@ -121,6 +122,7 @@ mod tests {
             "// 45-forms-execute.js",
             "// 50-ci4a.js",
             "// 60-agent.js",
+            "// 65-panel-look.js",
             "// 70-panel.js",
             "// 90-start.js",
         ];
