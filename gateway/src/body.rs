@@ -27,6 +27,35 @@ pub fn empty() -> ProxyBody {
     full(Bytes::new())
 }
 
+/// A Server-Sent Events response fed through a bounded channel: the sender for the task that
+/// produces the events, the response for the client. When the client goes away the body is
+/// dropped and every later send fails, which is how producers notice.
+pub fn event_stream() -> (tokio::sync::mpsc::Sender<Bytes>, http::Response<ProxyBody>) {
+    let (sender, receiver) = tokio::sync::mpsc::channel(64);
+    let mut response = http::Response::new(ChannelBody(receiver).boxed_unsync());
+    let headers = response.headers_mut();
+    headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
+    headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+    headers.insert(http::header::X_CONTENT_TYPE_OPTIONS, http::HeaderValue::from_static("nosniff"));
+    headers.insert("x-accel-buffering", http::HeaderValue::from_static("no"));
+    (sender, response)
+}
+
+/// A body whose chunks arrive through a channel.
+struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl Body for ChannelBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.0.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
+
 /// The error a body yields when it was silent for too long.
 #[derive(Debug, thiserror::Error)]
 #[error("body idle for longer than {0:?}")]

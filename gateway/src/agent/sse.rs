@@ -4,14 +4,10 @@
 //! When the browser goes away the body is dropped, every later send fails, and the turn stops
 //! (dropping its model stream, which cancels the model call).
 
-use crate::body::{BoxError, ProxyBody};
+use crate::body::ProxyBody;
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
-use http_body::Frame;
-use http_body_util::BodyExt;
+use http::Response;
 use serde::Serialize;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
 /// Events a turn sends to the page (`event:` is the variant name in snake case).
@@ -132,27 +128,6 @@ impl EventSender {
 
 /// A new event stream: the sender for the turn, and the response for the browser.
 pub fn channel() -> (EventSender, Response<ProxyBody>) {
-    let (sender, receiver) = mpsc::channel(64);
-    let mut response = Response::new(EventBody(receiver).boxed_unsync());
-    *response.status_mut() = StatusCode::OK;
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    let (sender, response) = crate::body::event_stream();
     (EventSender(sender), response)
-}
-
-struct EventBody(mpsc::Receiver<Bytes>);
-
-impl http_body::Body for EventBody {
-    type Data = Bytes;
-    type Error = BoxError;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        self.0.poll_recv(cx).map(|event| event.map(|bytes| Ok(Frame::data(bytes))))
-    }
 }

@@ -85,17 +85,12 @@ pub async fn start(
     let (guard, results) = gateway
         .turns
         .start(turn_id.clone(), owner.clone(), limits.max_concurrent_turns, limits.tokens_per_hour)
-        .map_err(|refusal| match refusal {
-            Refusal::TooManyTurns(max) => ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_turns",
-                format!("you already have {max} agent requests running; wait for one to finish"),
-            ),
-            Refusal::TokenBudget(tokens) => ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "token_budget",
-                format!("you used your {tokens} model tokens for this hour; try again later"),
-            ),
+        .map_err(|refusal| {
+            let code = match refusal {
+                Refusal::TooManyTurns(_) => "too_many_turns",
+                Refusal::TokenBudget(_) => "token_budget",
+            };
+            ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, refusal.message())
         })?;
 
     let exposure = exposure_event(caller, site, &prepared, request_id);

@@ -38,6 +38,20 @@ pub enum Refusal {
     TokenBudget(u64),
 }
 
+impl Refusal {
+    /// What the user is told (the panel and API clients show it as is).
+    pub fn message(&self) -> String {
+        match self {
+            Self::TooManyTurns(max) => {
+                format!("you already have {max} agent requests running; wait for one to finish")
+            }
+            Self::TokenBudget(tokens) => {
+                format!("you used your {tokens} model tokens for this hour; try again later")
+            }
+        }
+    }
+}
+
 /// The registry of running turns.
 #[derive(Default)]
 pub struct Turns {

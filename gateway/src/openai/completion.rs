@@ -89,17 +89,13 @@ pub async fn respond(
     let (guard, _results) = gateway
         .turns
         .start(id.clone(), owner, limits.max_concurrent_turns, limits.tokens_per_hour)
-        .map_err(|refusal| match refusal {
-            Refusal::TooManyTurns(max) => ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_requests",
-                format!("you already have {max} agent requests running; wait for one to finish"),
-            ),
-            Refusal::TokenBudget(tokens) => ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "token_budget",
-                format!("you used your {tokens} model tokens for this hour; try again later"),
-            ),
+        .map_err(|refusal| {
+            // OpenAI's vocabulary for the concurrency limit; the message is the panel's.
+            let code = match refusal {
+                Refusal::TooManyTurns(_) => "too_many_requests",
+                Refusal::TokenBudget(_) => "token_budget",
+            };
+            ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, refusal.message())
         })?;
 
     let exposure = exposure_event(&identity, site.id.as_str(), &prepared, request_id);

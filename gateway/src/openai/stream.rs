@@ -10,15 +10,11 @@
 
 use super::completion::{Exchange, tokens};
 use super::{ApiError, calls, response};
-use crate::body::{BoxError, ProxyBody};
+use crate::body::ProxyBody;
 use crate::llm::{ChatEvent, ChatRequest, ChatStream, ToolCall, Usage};
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
-use http_body::Frame;
-use http_body_util::BodyExt;
+use http::{Response, StatusCode};
 use serde_json::{Value, json};
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::sync::mpsc;
 
@@ -39,7 +35,7 @@ pub async fn start(
             return Err(ApiError::from_llm(&error));
         }
     };
-    let (sender, receiver) = mpsc::channel(64);
+    let (sender, response) = crate::body::event_stream();
     tokio::spawn(async move {
         let client = Client(sender);
         let outcome = relay(&exchange, model, &client, include_usage, started).await;
@@ -49,13 +45,6 @@ pub async fn start(
             client.done().await;
         }
     });
-    let mut response = Response::new(EventBody(receiver).boxed_unsync());
-    *response.status_mut() = StatusCode::OK;
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     Ok(response)
 }
 
@@ -144,20 +133,5 @@ impl Client {
 
     async fn done(&self) {
         let _ = self.0.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
-    }
-}
-
-/// The response body, fed by the relay task.
-struct EventBody(mpsc::Receiver<Bytes>);
-
-impl http_body::Body for EventBody {
-    type Data = Bytes;
-    type Error = BoxError;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        self.0.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
     }
 }
