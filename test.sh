@@ -21,6 +21,8 @@ install_debian_packages() {
 step "test dependencies"
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# systemd-analyze checks deploy/systemd/toolgate.service (gateway/tests/it/deploy.rs).
+[ -x /usr/bin/systemd-analyze ] || missing+=(systemd)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   install_debian_packages "${missing[@]}"

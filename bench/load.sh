@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Toolgate load benchmark: the gateway against nginx, in the same run, on loopback.
 #
+#   bench/load.sh [proxy] [relay]      sections to run (default: both, relay first)
+#
+# `relay` is bench/relay.sh: the OpenAI-compatible relay against the stand-in model called
+# directly (issue 7: adds <= 1 ms at p99); see that file for its environment. `proxy` is the rest.
+#
 # Measures (DESIGN.md §10):
 #   * non-HTML pass-through (small JSON)        gateway vs nginx proxy_pass   target >= 1.0x req/s
 #   * 20 KB HTML page with script injection     gateway vs nginx sub_filter   target >= 0.8x req/s
@@ -31,62 +36,43 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH_NAME=load.sh
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 DURATION="${DURATION:-10s}"
 WARMUP="${WARMUP:-2s}"
 CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-2}"
 BIG_RATE="${BIG_RATE:-20m}"
-KEEP="${KEEP:-0}"
 AUTH="${AUTH:-1}"
 AUTH_STORES="${AUTH_STORES:-memory dir}"
-OIDC_DIR="$ROOT/gateway/tests/oidc"
 AUTH_HOST="bench.localhost"
 HOST_HEADER="bench.test"
 BIG_BYTES=$((50 * 1024 * 1024))
 RSS_TARGET_MB=64
 
-die() { echo "load.sh: ERROR: $*" >&2; exit 1; }
-note() { echo "== $*"; }
+RUN_PROXY=0
+RUN_RELAY=0
+(($#)) || set -- proxy relay
+for section in "$@"; do
+    case "$section" in
+        proxy) RUN_PROXY=1 ;;
+        relay) RUN_RELAY=1 ;;
+        *) die "unknown section '$section' (proxy, relay)" ;;
+    esac
+done
 
-# --- cleanup: everything started here is killed on exit ------------------------------------
-PIDS=()
-TMP=""
-cleanup() {
-    local status=$?
-    set +e
-    for pid in "${PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null
-    done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    if [[ -n "$TMP" && -d "$TMP" ]]; then
-        if [[ "$KEEP" == "1" ]]; then
-            echo "== kept temp dir: $TMP"
-        else
-            rm -rf "$TMP"
-        fi
-    fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# --- 1. tools -------------------------------------------------------------------------------
-need_install=()
-command -v nginx >/dev/null 2>&1 || need_install+=(nginx-light)
-command -v wrk >/dev/null 2>&1 || need_install+=(wrk)
-if ((${#need_install[@]})); then
-    note "installing ${need_install[*]} with apt-get"
-    command -v apt-get >/dev/null 2>&1 || die "need ${need_install[*]} and apt-get is not available"
-    [[ "$(id -u)" == 0 ]] || die "need ${need_install[*]}; apt-get install requires root"
-    apt-get update || die "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need_install[@]}" \
-        || die "apt-get install ${need_install[*]} failed"
+# --- 1. the gateway binary, then the relay section (its own processes, before any other load) --
+gateway_bin
+if [[ "$RUN_RELAY" == 1 ]]; then
+    TOOLGATE_BIN="$TOOLGATE_BIN" DURATION="$DURATION" WARMUP="$WARMUP" ROUNDS="${ROUNDS:-1}" KEEP="$KEEP" \
+        "$ROOT/bench/relay.sh" || die "the relay section failed"
+    [[ "$RUN_PROXY" == 1 ]] || exit 0
+    echo
 fi
+
+# --- 1b. the proxy section: tools ------------------------------------------------------------
+install_missing nginx=nginx-light wrk=wrk
 for tool in nginx wrk curl awk ss; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
 done
@@ -95,44 +81,12 @@ if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do
         [[ "$store" == memory || "$store" == dir ]] || die "AUTH_STORES: unknown store '$store' (memory, dir)"
     done
-    command -v node >/dev/null 2>&1 || die "AUTH=1 needs node (the OIDC provider fixture); AUTH=0 skips it"
-    if [[ ! -d "$OIDC_DIR/node_modules/oidc-provider" ]]; then
-        note "installing the OIDC provider fixture (npm ci in $OIDC_DIR)"
-        command -v npm >/dev/null 2>&1 || die "npm not found (needed for npm ci in $OIDC_DIR)"
-        (cd "$OIDC_DIR" && npm ci --no-audit --no-fund) || die "npm ci in $OIDC_DIR failed"
-    fi
-fi
-
-# --- gateway binary -------------------------------------------------------------------------
-if [[ -n "${TOOLGATE_BIN:-}" ]]; then
-    [[ -x "$TOOLGATE_BIN" ]] || die "TOOLGATE_BIN=$TOOLGATE_BIN is not an executable"
-else
-    note "building the gateway (cargo build --release -p gateway)"
-    (cd "$ROOT" && cargo build --release -p gateway) || die "cargo build failed"
-    target_dir="${CARGO_TARGET_DIR:-target}"
-    [[ "$target_dir" == /* ]] || target_dir="$ROOT/$target_dir"
-    TOOLGATE_BIN="$target_dir/release/toolgate"
-    [[ -x "$TOOLGATE_BIN" ]] || die "built, but $TOOLGATE_BIN is missing"
+    oidc_fixture_ready
 fi
 
 TMP="$(mktemp -d /tmp/toolgate-bench.XXXXXX)"
 chmod 755 "$TMP"
 
-# --- ports, chosen free at run time ---------------------------------------------------------
-CHOSEN_PORTS=" "
-free_port() {
-    local port
-    for _ in $(seq 200); do
-        port=$((20000 + RANDOM % 40000))
-        [[ "$CHOSEN_PORTS" == *" $port "* ]] && continue
-        if [[ -z "$(ss -Htan "( sport = :$port )" 2>/dev/null)" ]]; then
-            CHOSEN_PORTS+="$port "
-            echo "$port"
-            return 0
-        fi
-    done
-    die "no free port found"
-}
 UP_PORT="$(free_port)"
 PROXY_PORT="$(free_port)"
 SUB_PORT="$(free_port)"
@@ -150,175 +104,11 @@ wait_http() { # url [host header] : waits up to 10 s for any HTTP answer
     return 1
 }
 
-# --- 2. fixtures ----------------------------------------------------------------------------
-WWW="$TMP/www"
-mkdir -p "$WWW"
-html_head() {
-    cat <<'EOF'
-<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Quarterly operations report · Intranet</title>
-<link rel="stylesheet" href="/static/app.css">
-<style>
-body{font-family:system-ui,sans-serif;margin:0;color:#1d2330}
-nav ul{list-style:none;display:flex;gap:1rem;padding:.5rem 1rem;background:#eef1f6}
-table{border-collapse:collapse;width:100%;margin:1rem 0}
-td,th{border:1px solid #d5dae3;padding:.25rem .5rem;text-align:left}
-.muted{color:#6b7385}
-</style>
-<script src="/static/vendor.js" defer></script>
-</head>
-<body class="layout-wide">
-<header><a class="brand" href="/">Intranet</a>
-<form action="/search" method="get" role="search"><input type="search" name="q" aria-label="Search"><button>Search</button></form>
-</header>
-<nav aria-label="Main"><ul>
-<li><a href="/">Home</a></li><li><a href="/tasks">Tasks</a></li><li><a href="/expenses">Expenses</a></li>
-<li><a href="/people">People</a></li><li><a href="/reports" aria-current="page">Reports</a></li><li><a href="/help">Help</a></li>
-</ul></nav>
-<main id="content">
-<h1>Quarterly operations report</h1>
-<tool name="export_report" description="Export this report as CSV" return><prop name="region" type="number" description="Region number" required></prop></tool>
-<tool name="delete_report" description="Delete this report"><prop name="confirm" type="boolean" required></prop></tool>
-<context name="report_summary">Quarterly operations report: all regions, provisional figures.</context>
-<form id="feedback" action="/feedback" method="post"><label>Feedback <input name="text"></label><button>Send</button></form>
-EOF
-}
-html_section() { # n
-    local n="$1" i
-    printf '<section id="s%d">\n<h2>Region %d &mdash; summary</h2>\n' "$n" "$n"
-    printf '<p>During the quarter the team in region %d closed most open tickets, reduced the median time to resolution and onboarded new colleagues. Details per site follow; figures are provisional until finance signs off &amp; the audit completes.</p>\n' "$n"
-    printf '<table>\n<thead><tr><th>Site</th><th>Open</th><th>Closed</th><th>Median days</th><th>Owner</th></tr></thead>\n<tbody>\n'
-    for i in 1 2 3 4 5 6; do
-        printf '<tr><td><a href="/sites/%d-%d">Site %d-%d</a></td><td>%d</td><td>%d</td><td>%d.%d</td><td class="muted">team-%d@corp.example</td></tr>\n' \
-            "$n" "$i" "$n" "$i" $(((n * 7 + i * 3) % 50)) $(((n * 13 + i * 11) % 400)) $((i % 9)) $((n % 10)) "$i"
-    done
-    printf '</tbody>\n</table>\n<p class="muted">Updated by the reporting job. <a href="/reports/%d/export.csv">Export CSV</a></p>\n</section>\n' "$n"
-}
-html_tail() {
-    printf '</main>\n<footer><p class="muted">&copy; Corp &middot; <a href="/privacy">Privacy</a></p></footer>\n</body>\n</html>\n'
-}
-# head, then whole sections while the page stays within 20 KB, then the tail
-tail_bytes=$(html_tail | wc -c)
-html_head >"$WWW/page.html"
-n=1
-while :; do
-    html_section "$n" >"$TMP/section.tmp"
-    (( $(wc -c <"$WWW/page.html") + $(wc -c <"$TMP/section.tmp") + tail_bytes > 20480 )) && break
-    cat "$TMP/section.tmp" >>"$WWW/page.html"
-    n=$((n + 1))
-done
-html_tail >>"$WWW/page.html"
-rm -f "$TMP/section.tmp"
+# --- 2. fixtures and 3. nginx configurations (bench/proxy-fixtures.sh) -----------------------
+# shellcheck source=bench/proxy-fixtures.sh
+source "$ROOT/bench/proxy-fixtures.sh"
 
-printf '{"id":"7f3c2a9e","status":"ok","user":{"name":"Ada Lovelace","team":"analytics"},"items":[{"id":1,"title":"Review Q3 budget","done":false},{"id":2,"title":"Ship report","done":true}],"total":2,"page":1}\n' \
-    >"$WWW/api.json"
-
-# 50 MB page: the same head, then sections repeated until >= 50 MiB, then the tail.
-{
-    for n in $(seq 1 40); do html_section "$n"; done
-} >"$TMP/block.tmp"
-for _ in 1 2 3 4 5; do cat "$TMP/block.tmp" "$TMP/block.tmp" >"$TMP/block2.tmp"; mv "$TMP/block2.tmp" "$TMP/block.tmp"; done
-{
-    html_head
-    size=0
-    block_size=$(wc -c <"$TMP/block.tmp")
-    while ((size < BIG_BYTES)); do cat "$TMP/block.tmp"; size=$((size + block_size)); done
-    html_tail
-} >"$WWW/big.html"
-rm -f "$TMP/block.tmp"
-chmod -R a+rX "$WWW"
-PAGE_BYTES=$(wc -c <"$WWW/page.html")
-JSON_BYTES=$(wc -c <"$WWW/api.json")
-BIG_FILE_BYTES=$(wc -c <"$WWW/big.html")
-
-# --- 3. nginx: upstream (own process) and the two proxies (another process) ----------------
-USER_LINE=""
-[[ "$(id -u)" == 0 ]] && USER_LINE="user root;"
-nginx_common() { # name
-    cat <<EOF
-$USER_LINE
-worker_processes auto;
-daemon off;
-pid $TMP/$1.pid;
-error_log $TMP/$1-error.log warn;
-events { worker_connections 4096; }
-EOF
-}
-nginx_temp_paths() { # name
-    cat <<EOF
-    client_body_temp_path $TMP/$1-tmp/body;
-    proxy_temp_path $TMP/$1-tmp/proxy;
-    fastcgi_temp_path $TMP/$1-tmp/fastcgi;
-    uwsgi_temp_path $TMP/$1-tmp/uwsgi;
-    scgi_temp_path $TMP/$1-tmp/scgi;
-EOF
-}
-mkdir -p "$TMP/upstream-tmp" "$TMP/proxy-tmp"
-{
-    nginx_common upstream
-    cat <<EOF
-http {
-    access_log off;
-$(nginx_temp_paths upstream)
-    sendfile on;
-    tcp_nopush on;
-    tcp_nodelay on;
-    keepalive_requests 1000000;
-    keepalive_timeout 120s;
-    types { text/html html; application/json json; }
-    default_type application/octet-stream;
-    charset utf-8;
-    server {
-        listen 127.0.0.1:$UP_PORT;
-        root $WWW;
-        location = /big.html { limit_rate $BIG_RATE; }
-    }
-}
-EOF
-} >"$TMP/upstream.conf"
-proxy_common='proxy_pass http://backend;
-            proxy_http_version 1.1;'
-{
-    nginx_common proxy
-    cat <<EOF
-http {
-    access_log off;
-$(nginx_temp_paths proxy)
-    tcp_nodelay on;
-    keepalive_requests 1000000;
-    keepalive_timeout 120s;
-    upstream backend {
-        server 127.0.0.1:$UP_PORT;
-        keepalive 64;
-        keepalive_requests 1000000;
-    }
-    # (b) plain proxy_pass
-    server {
-        listen 127.0.0.1:$PROXY_PORT;
-        location / {
-            $proxy_common
-            proxy_set_header Connection "";
-        }
-    }
-    # (c) proxy_pass + sub_filter: the analogue of the gateway's script injection
-    server {
-        listen 127.0.0.1:$SUB_PORT;
-        location / {
-            $proxy_common
-            proxy_set_header Connection "";
-            proxy_set_header Accept-Encoding "";
-            sub_filter '<head>' '<head><script src="/.toolgate/runtime.js" defer></script>';
-            sub_filter_once on;
-        }
-    }
-}
-EOF
-} >"$TMP/proxy.conf"
-
+# --- 3. nginx: start ------------------------------------------------------------------------
 start_nginx() { # name
     nginx -p "$TMP" -c "$TMP/$1.conf" -t -q 2>"$TMP/$1-test.log" \
         || { cat "$TMP/$1-test.log" >&2; die "nginx config $1 is invalid"; }
@@ -374,6 +164,7 @@ start_gateway() { # name: runs $TMP/<name>.toml; sets STARTED_PID and STARTED_AD
     local name="$1" addr="" pid
     "$TOOLGATE_BIN" check-config "$TMP/$name.toml" >"$TMP/$name-check.log" 2>&1 \
         || { cat "$TMP/$name-check.log" >&2; die "gateway config $name rejected"; }
+    : >"$TMP/$name.out"
     RUST_LOG=warn "$TOOLGATE_BIN" run --config "$TMP/$name.toml" >"$TMP/$name.out" 2>"$TMP/$name.err" &
     pid=$!
     PIDS+=("$pid")
@@ -423,42 +214,12 @@ if [[ "$AUTH" == 1 ]]; then
     done
     OIDC_SECRET="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
     (umask 077 && printf '%s\n' "$OIDC_SECRET" >"$TMP/oidc-client-secret")
-    CLIENT_ID=bench CLIENT_SECRET="$OIDC_SECRET" REDIRECT_URIS="$redirect_uris" \
-        node "$OIDC_DIR/provider.mjs" >"$TMP/oidc.out" 2>"$TMP/oidc.err" &
-    OIDC_PID=$!
-    PIDS+=("$OIDC_PID")
-    ISSUER=""
-    for _ in $(seq 150); do
-        ISSUER="$(sed -n 's#^oidc-provider listening on \(http://127\.0\.0\.1:[0-9]*\)$#\1#p' "$TMP/oidc.out" | head -1)"
-        [[ -n "$ISSUER" ]] && break
-        kill -0 "$OIDC_PID" 2>/dev/null || { cat "$TMP/oidc.err" >&2; die "OIDC provider exited at start"; }
-        sleep 0.1
-    done
-    [[ -n "$ISSUER" ]] || { cat "$TMP/oidc.err" >&2; die "OIDC provider did not print its issuer"; }
+    start_oidc oidc bench "$OIDC_SECRET" "$redirect_uris"
 
     for store in $AUTH_STORES; do
         port="${AUTH_PORT[$store]}"
         if [[ "$store" == memory ]]; then store_path=":memory:"; else store_path="$TMP/auth-store"; mkdir -p "$store_path"; fi
-        cat >"$TMP/auth-$store.toml" <<EOF
-public_url = "http://localhost:$port"
-
-[server]
-listen = "127.0.0.1:$port"
-admin_listen = "127.0.0.1:0"
-log_format = "json"
-
-[sso]
-issuer = "$ISSUER"
-client_id = "bench"
-client_secret = "file:$TMP/oidc-client-secret"
-scopes = ["openid", "email", "profile", "groups"]
-algorithms = ["ES256"]
-
-[store]
-path = "$store_path"
-
-[policy]
-file = "$TMP/policy.toml"
+        { signed_in_gateway_config "$port" "$store_path" "bench" "$TMP/oidc-client-secret"; cat <<EOF
 
 [sites.bench]
 host = "$AUTH_HOST"
@@ -466,6 +227,7 @@ upstream = "http://127.0.0.1:$UP_PORT"
 
 $FORM_RULE
 EOF
+        } >"$TMP/auth-$store.toml"
         start_gateway "auth-$store"
         AUTH_PID[$store]="$STARTED_PID"
         [[ "$STARTED_ADDR" == "127.0.0.1:$port" ]] || die "auth-$store listens on $STARTED_ADDR, want 127.0.0.1:$port"
@@ -495,18 +257,7 @@ EOF
     done
 fi
 
-CLK_TCK="$(getconf CLK_TCK)"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-tree_cpu_ticks() { # pid: utime+stime of the process and its direct children (nginx workers)
-    local pid="$1" total=0 p kids
-    kids="$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)"
-    for p in $pid $kids; do
-        [[ -r /proc/$p/stat ]] || continue
-        total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$p"/stat)))
-    done
-    echo "$total"
-}
-rss_kb() { awk -v key="$2:" '$1 == key { print $2 }' /proc/"$1"/status; }
 
 echo
 echo "Toolgate vs nginx load benchmark  ($(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
@@ -575,15 +326,6 @@ awk -v ut="$up_ttfb" -v utot="$up_total" -v usz="$up_size" -v t="$gw_ttfb" -v to
 }'
 
 # --- 5. wrk runs ----------------------------------------------------------------------------
-to_ms() { # wrk latency like 635.00us / 1.23ms / 2.01s -> ms
-    awk -v v="$1" 'BEGIN {
-        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
-        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
-        else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
-        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
-        else printf "nan" }'
-}
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A RPS P50 P99 ERRS CPU
 run_wrk() { # key round url accept pid [host] [cookie]
     local key="$1" round="$2" url="$3" accept="$4" pid="$5" host="${6:-$HOST_HEADER}" cookie="${7:-}"

@@ -1,7 +1,9 @@
 //! The admin listener: `/healthz` (the process is alive), `/readyz` (it accepts traffic; 503
-//! while draining), `/metrics` (Prometheus) and `/inventory` (the tool inventory as JSON). It
-//! binds a separate address that is never exposed to users.
+//! while draining), `/metrics` (Prometheus), `/inventory` (the tool inventory as JSON) and
+//! `POST /backup` (`admin_backup.rs`: loopback and token only). It binds a separate address
+//! that is never exposed to users.
 
+use crate::admin_backup::{self, BackupAccess};
 use crate::body::{self, ProxyBody};
 use crate::state::Gateway;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
@@ -12,26 +14,52 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
-/// Serves the admin endpoints until `shutdown` resolves.
-pub async fn serve(gateway: Arc<Gateway>, listener: TcpListener, shutdown: impl Future<Output = ()>) {
+/// Serves the admin endpoints until `shutdown` resolves. The backup token is written before
+/// this returns (not when the future first runs), so it exists once the gateway has started.
+pub fn serve(
+    gateway: Arc<Gateway>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> impl Future<Output = ()> {
+    let backups = Arc::new(BackupAccess::prepare(&gateway.config.store));
+    accept(gateway, listener, shutdown, backups)
+}
+
+async fn accept(
+    gateway: Arc<Gateway>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+    backups: Arc<BackupAccess>,
+) {
     tokio::pin!(shutdown);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     tracing::warn!(error = %error, "admin accept failed");
                     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                     continue;
                 }
             },
-            () = &mut shutdown => return,
+            () = &mut shutdown => {
+                backups.withdraw();
+                return;
+            }
         };
         let gateway = gateway.clone();
+        let backups = backups.clone();
         tokio::spawn(async move {
             let service = service_fn(move |request| {
                 let gateway = gateway.clone();
-                async move { Ok::<_, Infallible>(respond(&gateway, &request)) }
+                let backups = backups.clone();
+                async move {
+                    Ok::<_, Infallible>(if request.uri().path() == "/backup" {
+                        admin_backup::handle(&gateway, &backups, peer, &request).await
+                    } else {
+                        respond(&gateway, &request)
+                    })
+                }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -83,7 +111,8 @@ fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBo
     }
 }
 
-fn text(status: StatusCode, body: impl Into<bytes::Bytes>) -> Response<ProxyBody> {
+/// A plain-text response.
+pub(crate) fn text(status: StatusCode, body: impl Into<bytes::Bytes>) -> Response<ProxyBody> {
     let mut response = Response::new(body::full(body));
     *response.status_mut() = status;
     response

@@ -6,12 +6,14 @@ use crate::audit::digest::DigestKey;
 use crate::audit::{AuditLog, AuditStartError};
 use crate::config::{Config, StoreLocation};
 use crate::metrics::Metrics;
-use crate::policy_reload::{self, PolicyHandle, PolicyLoadError};
+use crate::policy_reload::{PolicyHandle, PolicyLoadError};
+use crate::reload::{self, Reloader};
 use crate::shutdown::Shutdown;
 use crate::sso::{Sso, SsoStartError};
-use crate::state::Gateway;
+use crate::state::{Clients, Gateway};
 use crate::store::{SledStore, Store, StoreError};
 use crate::tls::{self, TlsError};
+use crate::upstream::UpstreamClients;
 use crate::{admin, server};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,8 +28,12 @@ pub struct Running {
     pub admin_address: SocketAddr,
     /// Triggering it stops accepting and drains.
     pub shutdown: Shutdown,
-    /// The running gateway's state (the dashboard and tests reach approvals, inventory… here).
+    /// The gateway's state as started (the dashboard and tests reach approvals, inventory…
+    /// here; those are shared with every reloaded version, the configuration is not).
     pub state: Arc<Gateway>,
+    /// Reloads the configuration, policy and certificate (what SIGHUP does), and knows the
+    /// gateway in force.
+    pub reloader: Arc<Reloader>,
     server: JoinHandle<()>,
     admin: JoinHandle<()>,
 }
@@ -84,13 +90,20 @@ pub fn start(
     admin_listener: TcpListener,
     shutdown: Shutdown,
 ) -> Result<Running, StartError> {
-    let tls = config.server.tls.as_ref().map(tls::acceptor).transpose()?;
+    let certificate = config.server.tls.as_ref().map(tls::ServerCertificate::load).transpose()?.map(Arc::new);
+    let tls = match (&certificate, &config.server.tls) {
+        (Some(certificate), Some(settings)) => {
+            Some(tls::acceptor(certificate.clone(), settings.min_version)?)
+        }
+        _ => None,
+    };
+    let upstreams = UpstreamClients::new(&config)?;
     let metrics = Metrics::new();
     let store = open_store(&config.store)?;
     let audit =
         Arc::new(AuditLog::start(store.clone(), audit_key(&config, store.as_ref())?, metrics.clone())?);
-    let policy =
-        Arc::new(PolicyHandle::new(policy_reload::load(&config)?, &config, metrics.clone(), audit.clone()));
+    let initial = crate::policy_versions::in_force_at_start(&config, &store)?;
+    let policy = Arc::new(PolicyHandle::new(initial, &config, metrics.clone(), audit.clone()));
     let address = listener.local_addr().unwrap_or(config.server.listen);
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
     let sso = match &config.sso {
@@ -102,15 +115,18 @@ pub fn start(
             None
         }
     };
-    let llm = config.llm.clone().map(crate::llm::LlmClient::new).transpose()?;
-    let gateway =
-        Arc::new(Gateway::new(config, metrics, policy.clone(), sso.clone(), audit, store.clone(), llm));
-    tokio::spawn(sweep_periodically(store, sso, gateway.approvals.clone(), shutdown.wait()));
-    let watch_shutdown = shutdown.wait();
-    tokio::spawn(async move { policy.watch(watch_shutdown).await });
+    let clients = Clients { upstreams, llm: config.llm.clone().map(crate::llm::LlmClient::new).transpose()? };
+    let gateway = Arc::new(Gateway::new(config, clients, metrics, policy, sso.clone(), audit, store.clone()));
+    tokio::spawn(sweep_periodically(store.clone(), sso, gateway.approvals.clone(), shutdown.wait()));
+    let reloader = Arc::new(Reloader::new(gateway.clone(), store.clone(), certificate));
+    // One SIGHUP stream drives every reload; it is registered before `start` returns.
+    tokio::spawn(reloader.clone().watch(reload::hangup_signal(), shutdown.wait()));
+    if gateway.config.dashboard.is_some() {
+        tokio::spawn(crate::dashboard_http::sample_activity(gateway.clone(), shutdown.wait()));
+    }
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
-    let server = tokio::spawn(server::serve(gateway.clone(), listener, tls, shutdown.wait()));
-    Ok(Running { address, admin_address, shutdown, state: gateway, server, admin })
+    let server = tokio::spawn(server::serve(reloader.live(), listener, tls, shutdown.wait()));
+    Ok(Running { address, admin_address, shutdown, state: gateway, reloader, server, admin })
 }
 
 /// Removes expired sign-in records, old approvals and captured audit texts, until shutdown.

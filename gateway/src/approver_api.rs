@@ -7,7 +7,7 @@
 //! may decide is `Approvals::decide`'s business: a member of the approver group other than the
 //! user who asked (four eyes). Every decision is audited before it is answered.
 
-use crate::approvals::{ApprovalRecord, Approver};
+use crate::approvals::{ApprovalError, ApprovalRecord, Approver};
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{self, IdleTimeout, ProxyBody};
 use crate::request_id::RequestId;
@@ -86,19 +86,45 @@ async fn decide(
             "send {\"approve\": true|false, \"comment\": \"…\"}",
         );
     };
+    match decide_and_audit(gateway, identity, id, decision.approve, &decision.comment, request_id).await {
+        Ok(decided) => answer(StatusCode::OK, &view(&decided)),
+        Err(DecideFailure::Refused(refusal)) => {
+            error(StatusCode::CONFLICT, refusal.reason(), &refusal.to_string())
+        }
+        Err(DecideFailure::AuditUnavailable) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "audit_unavailable",
+            "the audit log cannot be written right now",
+        ),
+    }
+}
+
+/// Why a decision was not made (or not recorded).
+#[derive(Debug)]
+pub enum DecideFailure {
+    /// The approvals refused it: not the caller's to decide, already decided, expired…
+    Refused(ApprovalError),
+    /// The decision was made but could not be audited.
+    AuditUnavailable,
+}
+
+/// Decides an approval for an approver (this API and the dashboard's Approvals page share it):
+/// four eyes and exactly-once are `Approvals::decide`'s, then the decision is audited (with the
+/// comment as captured text where the site keeps texts) and counted.
+pub async fn decide_and_audit(
+    gateway: &Gateway,
+    identity: &Identity,
+    id: &str,
+    approve: bool,
+    comment: &str,
+    request_id: &RequestId,
+) -> Result<ApprovalRecord, DecideFailure> {
     let now = crate::clock::unix_now();
-    let decided = match gateway.approvals.decide(
-        id,
-        &identity.user,
-        &identity.groups,
-        decision.approve,
-        &decision.comment,
-        now,
-    ) {
-        Ok(record) => record,
-        Err(refusal) => return error(StatusCode::CONFLICT, refusal.reason(), &refusal.to_string()),
-    };
-    let verdict = if decision.approve { "approved" } else { "denied" };
+    let decided = gateway
+        .approvals
+        .decide(id, &identity.user, &identity.groups, approve, comment, now)
+        .map_err(DecideFailure::Refused)?;
+    let verdict = if approve { "approved" } else { "denied" };
     let mut event = AuditEvent::new(EventKind::ApprovalDecision)
         .actor(&identity.user, identity.email.as_deref(), &identity.groups)
         .site(&decided.binding.site)
@@ -112,20 +138,13 @@ async fn decide(
         .iter()
         .find(|site| site.id.as_str() == decided.binding.site)
         .and_then(|site| site.capture_content);
-    if gateway
+    gateway
         .audit
-        .record_with_texts(event, &[("comment", decision.comment.as_str())], capture)
+        .record_with_texts(event, &[("comment", comment)], capture)
         .await
-        .is_err()
-    {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "audit_unavailable",
-            "the audit log cannot be written right now",
-        );
-    }
+        .map_err(|_| DecideFailure::AuditUnavailable)?;
     gateway.metrics.approvals.with_label_values(&[verdict]).inc();
-    answer(StatusCode::OK, &view(&decided))
+    Ok(decided)
 }
 
 /// Who is calling: bearer tokens only.

@@ -1,9 +1,10 @@
-//! The command line: `run`, `check-config` and `demo`. This is the binary's edge, where errors
-//! become messages and exit codes.
+//! The command line: `run`, `check-config`, `demo` (and the hidden `demo-model`, the stand-in
+//! model alone for the relay benchmark). This is the binary's edge, where errors become messages
+//! and exit codes.
 
 use crate::config::Config;
 use crate::shutdown::Shutdown;
-use crate::{app, audit_cli, demo, policy_cli, policy_reload, telemetry, tls};
+use crate::{admin_client, app, audit_cli, demo, policy_cli, policy_reload, store_cli, telemetry, tls};
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -37,14 +38,32 @@ enum Command {
     /// Verify, export or prune the audit log.
     #[command(subcommand)]
     Audit(audit_cli::AuditCommand),
+    /// Back up or restore the store.
+    #[command(subcommand)]
+    Store(store_cli::StoreCommand),
+    /// Ask the admin listener whether the gateway is alive (exit 0) or not (exit 1); the
+    /// container health check.
+    Health {
+        /// The URL to ask.
+        #[arg(long, default_value = "http://127.0.0.1:9090/healthz")]
+        url: String,
+    },
     /// Start the demo on loopback: the gateway and demo intranet apps, nothing to configure.
     Demo {
         /// Port of the gateway on 127.0.0.1.
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Skip the sign-in page: everyone is this demo user (alice, bob, carol or dave).
+        /// Skip the sign-in page: everyone is this demo user (alice, bob, carol, dave or erin).
         #[arg(long)]
         sign_in_as: Option<String>,
+    },
+    /// Serve only the demo's stand-in model on 127.0.0.1 (for `bench/load.sh relay`); prints
+    /// `toolgate demo model listening on http://ADDR` and stops on SIGTERM or Ctrl-C.
+    #[command(hide = true)]
+    DemoModel {
+        /// Port on 127.0.0.1; 0 picks a free one.
+        #[arg(long, default_value_t = 0)]
+        port: u16,
     },
 }
 
@@ -68,7 +87,14 @@ impl Cli {
                 Ok(false) => ExitCode::FAILURE,
                 Err(error) => report(Err(error)),
             },
+            Command::Store(command) => match store_cli::execute(command) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(error) => report(Err(error)),
+            },
+            Command::Health { url } => admin_client::health(&url),
             Command::Demo { port, sign_in_as } => report(with_runtime(demo::run(port, sign_in_as))),
+            Command::DemoModel { port } => report(with_runtime(demo_model(port))),
         }
     }
 }
@@ -82,9 +108,7 @@ fn check_config(file: &std::path::Path) -> ExitCode {
         }
     };
     let mut failed = false;
-    if let Some(files) = &config.server.tls
-        && let Err(error) = tls::acceptor(files)
-    {
+    for error in tls::check(&config) {
         eprintln!("{}: {error}", file.display());
         failed = true;
     }
@@ -118,6 +142,19 @@ fn run(path: &std::path::Path) -> anyhow::Result<()> {
         running.stopped().await;
         Ok(())
     })
+}
+
+/// The stand-in model alone, loopback only (the model server of the relay benchmark).
+async fn demo_model(port: u16) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{port} (--port)"))?;
+    let address = listener.local_addr().context("cannot read the stand-in model's address")?;
+    let shutdown = Shutdown::new();
+    shutdown.on_process_signals();
+    println!("toolgate demo model listening on http://{address}");
+    demo::model::serve(listener, shutdown.wait()).await?;
+    Ok(())
 }
 
 fn with_runtime<T>(future: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {

@@ -69,6 +69,16 @@ pub enum ProxyError {
     /// An action that must be audited could not be recorded, so it was refused.
     #[error("audit log unavailable")]
     AuditUnavailable,
+    /// An agent-marked submission to an approval-gated form without a valid unused approval
+    /// (the reason names what was wrong: no token, changed fields, replay…).
+    #[error("form submission without a valid approval")]
+    SubmissionUnapproved(&'static str),
+    /// A submission to an approval-gated form too large for the gateway to check.
+    #[error("gated form submission too large to check")]
+    SubmissionTooLarge,
+    /// The approval of a gated form submission could not be checked (store failure).
+    #[error("gated form submission could not be checked")]
+    SubmissionUncheckable(&'static str),
 }
 
 impl ProxyError {
@@ -94,6 +104,8 @@ impl ProxyError {
             Self::SsoUnavailable => "sso_unavailable",
             Self::CsrfFailed => "csrf_failed",
             Self::AuditUnavailable => "audit_unavailable",
+            Self::SubmissionUnapproved(reason) | Self::SubmissionUncheckable(reason) => reason,
+            Self::SubmissionTooLarge => "body_too_large",
         }
     }
 
@@ -103,8 +115,11 @@ impl ProxyError {
             Self::UnknownHost | Self::NotFound => StatusCode::NOT_FOUND,
             Self::BadRequest => StatusCode::BAD_REQUEST,
             Self::Unauthenticated | Self::LoginFailed => StatusCode::UNAUTHORIZED,
-            Self::Forbidden | Self::CsrfFailed => StatusCode::FORBIDDEN,
-            Self::SsoUnavailable | Self::AuditUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Forbidden | Self::CsrfFailed | Self::SubmissionUnapproved(_) => StatusCode::FORBIDDEN,
+            Self::SubmissionTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::SsoUnavailable | Self::AuditUnavailable | Self::SubmissionUncheckable(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Self::UpstreamConnectTimeout | Self::UpstreamHeadersTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamRefused
             | Self::UpstreamUnreachable
@@ -225,6 +240,28 @@ impl ProxyError {
                 "This action must be recorded in the audit log, and the log cannot be written right now, \
                  so the action was not carried out. The gateway's operators have been alerted; try again later."
                     .into(),
+            ),
+            Self::SubmissionUnapproved(reason) => (
+                "Submission refused",
+                format!(
+                    "The assistant submitted this form without a valid approval ({reason}), so nothing was \
+                     sent to {site}. Ask the assistant again and approve the action in its panel."
+                ),
+            ),
+            Self::SubmissionTooLarge => (
+                "Submission refused",
+                format!(
+                    "This form's submissions are checked by the gateway, and this one is larger than \
+                     {} bytes, so it was not sent to {site}.",
+                    crate::approvals::form_guard::MAX_GUARDED_BODY
+                ),
+            ),
+            Self::SubmissionUncheckable(_) => (
+                "Submission refused",
+                format!(
+                    "The gateway could not check the approval for this submission right now, so it was \
+                     not sent to {site}. Try again in a minute."
+                ),
             ),
             Self::CsrfFailed => (
                 "Request refused",

@@ -19,7 +19,7 @@ use crate::sso::identity::Identity;
 use crate::sso::session::SessionId;
 use crate::state::Gateway;
 use bytes::Bytes;
-use http::{HeaderValue, Request, Response, StatusCode, header};
+use http::{Request, Response, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use std::collections::HashMap;
@@ -105,14 +105,14 @@ pub async fn check(
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
     if declared.is_some_and(|length| length > MAX_GUARDED_BODY as u64) {
-        return Err(refuse.answer(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large").await);
+        return Err(refuse.answer(ProxyError::SubmissionTooLarge).await);
     }
     let (parts, incoming) = request.into_parts();
     let idle = IdleTimeout::new(incoming, gateway.config.timeouts.body_idle);
     let bytes = match Limited::new(idle, MAX_GUARDED_BODY).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<http_body_util::LengthLimitError>() => {
-            return Err(refuse.answer(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large").await);
+            return Err(refuse.answer(ProxyError::SubmissionTooLarge).await);
         }
         // The client went away or stalled: nothing to forward, nothing to audit.
         Err(_) => return Err(error_response(ProxyError::BadRequest, Some(&site.id), request_id.as_str())),
@@ -120,7 +120,7 @@ pub async fn check(
     let mark = match find_mark(&parts, &bytes) {
         Ok(None) => return Ok(Request::from_parts(parts, body::full(bytes))),
         Ok(Some(mark)) => mark,
-        Err(error) => return Err(refuse.answer(StatusCode::FORBIDDEN, error.reason()).await),
+        Err(error) => return Err(refuse.answer(ProxyError::SubmissionUnapproved(error.reason())).await),
     };
     let (user, session) = binding_of(gateway, signed_in);
     let submission =
@@ -133,9 +133,9 @@ pub async fn check(
         }
         Err(error @ (ApprovalError::Store(_) | ApprovalError::Corrupt(_) | ApprovalError::Contended)) => {
             tracing::warn!(site = %site.id, reason = error.reason(), "approval store failed");
-            Err(refuse.answer(StatusCode::SERVICE_UNAVAILABLE, error.reason()).await)
+            Err(refuse.answer(ProxyError::SubmissionUncheckable(error.reason())).await)
         }
-        Err(error) => Err(refuse.answer(StatusCode::FORBIDDEN, error.reason()).await),
+        Err(error) => Err(refuse.answer(ProxyError::SubmissionUnapproved(error.reason())).await),
     }
 }
 
@@ -168,7 +168,8 @@ struct Refusal<'a> {
 
 impl Refusal<'_> {
     /// Audits (durably: no unaudited denial), counts and answers a refused submission.
-    async fn answer(&self, status: StatusCode, reason: &'static str) -> Response<ProxyBody> {
+    async fn answer(&self, refusal: ProxyError) -> Response<ProxyBody> {
+        let reason = refusal.reason();
         let Self { gateway, site, signed_in, request_id, .. } = self;
         gateway.metrics.enforced_blocks.with_label_values(&[site.id.as_str(), reason]).inc();
         tracing::warn!(site = %site.id, reason, "form submission refused");
@@ -188,30 +189,7 @@ impl Refusal<'_> {
         if gateway.audit.record(event).await.is_err() {
             return error_response(ProxyError::AuditUnavailable, Some(&site.id), request_id.as_str());
         }
-        let detail = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => format!(
-                "This form's submissions are checked by the gateway, and this one is larger than \
-                 {MAX_GUARDED_BODY} bytes, so it was not sent to the site."
-            ),
-            StatusCode::SERVICE_UNAVAILABLE => {
-                "The gateway could not check the approval for this submission right now, so it was \
-                 not sent to the site. Try again in a minute."
-                    .to_owned()
-            }
-            _ => format!(
-                "The assistant submitted this form without a valid approval ({reason}), so nothing was \
-                 sent to the site. Ask the assistant again and approve the action in its panel."
-            ),
-        };
-        let page =
-            crate::pages::error_page(status.as_u16(), "Submission refused", &detail, request_id.as_str());
-        let mut response = Response::new(body::full(page));
-        *response.status_mut() = status;
-        let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        headers.insert("x-toolgate-reason", HeaderValue::from_static(reason));
-        response
+        error_response(refusal, Some(&site.id), request_id.as_str())
     }
 }
 

@@ -5,6 +5,8 @@
 //! at the repository root has the map and the invariants.
 
 pub mod admin;
+pub mod admin_backup;
+pub mod admin_client;
 pub mod agent;
 pub mod app;
 pub mod approvals;
@@ -16,6 +18,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod content_type;
+pub mod dashboard_http;
 pub mod decode;
 pub mod demo;
 pub mod errors;
@@ -30,8 +33,10 @@ pub mod page_policy;
 pub mod pages;
 pub mod policy_cli;
 pub mod policy_reload;
+pub mod policy_versions;
 pub mod proxy;
 pub mod random;
+pub mod reload;
 pub mod request_id;
 pub mod reserved;
 pub mod rewrite_body;
@@ -41,6 +46,7 @@ pub mod shutdown;
 pub mod sso;
 pub mod state;
 pub mod store;
+pub mod store_cli;
 pub mod telemetry;
 pub mod tls;
 pub mod upstream;

@@ -29,6 +29,11 @@ pub struct Metrics {
     pub policy_reloads: IntCounterVec,
     /// Rules in the policy in force.
     pub policy_rules: IntGauge,
+    /// `toolgate_config_reloads_total{outcome}`: configuration reloads (SIGHUP), `applied` or
+    /// `rejected`.
+    pub config_reloads: IntCounterVec,
+    /// `toolgate_tls_reloads_total{outcome}`: listener certificate reloads, `applied` or `rejected`.
+    pub tls_reloads: IntCounterVec,
     /// Audit records made durable.
     pub audit_records: IntCounter,
     /// Audit batches that could not be written.
@@ -55,6 +60,9 @@ pub struct Metrics {
     /// `toolgate_enforced_blocks_total{site, reason}`: agent-marked form submissions the proxy
     /// refused (reasons from the form guard and the approval errors).
     pub enforced_blocks: IntCounterVec,
+    /// `toolgate_store_backups_total{outcome}`: backups through the admin listener (`completed`,
+    /// `failed`, `refused`).
+    pub store_backups: IntCounterVec,
 }
 
 impl Metrics {
@@ -91,6 +99,14 @@ impl Metrics {
             &["outcome"],
         );
         let policy_rules = IntGauge::new("toolgate_policy_rules", "Rules in the policy in force.");
+        let config_reloads = IntCounterVec::new(
+            Opts::new("toolgate_config_reloads_total", "Configuration reload attempts by outcome."),
+            &["outcome"],
+        );
+        let tls_reloads = IntCounterVec::new(
+            Opts::new("toolgate_tls_reloads_total", "Listener certificate reload attempts by outcome."),
+            &["outcome"],
+        );
         let sign_ins = IntCounterVec::new(
             Opts::new("toolgate_sign_in_events_total", "Sign-in events by outcome."),
             &["outcome"],
@@ -137,6 +153,10 @@ impl Metrics {
             ),
             &["site", "reason"],
         );
+        let store_backups = IntCounterVec::new(
+            Opts::new("toolgate_store_backups_total", "Store backups through the admin listener by outcome."),
+            &["outcome"],
+        );
         let audit_records = IntCounter::new("toolgate_audit_records_total", "Audit records made durable.");
         let audit_write_failures = IntCounter::new(
             "toolgate_audit_write_failures_total",
@@ -151,6 +171,8 @@ impl Metrics {
             let active_connections = active_connections?;
             let policy_reloads = policy_reloads?;
             let policy_rules = policy_rules?;
+            let config_reloads = config_reloads?;
+            let tls_reloads = tls_reloads?;
             let sign_ins = sign_ins?;
             let catalog_decisions = catalog_decisions?;
             let inventory_changes = inventory_changes?;
@@ -161,6 +183,7 @@ impl Metrics {
             let tool_decisions = tool_decisions?;
             let approvals = approvals?;
             let enforced_blocks = enforced_blocks?;
+            let store_backups = store_backups?;
             let audit_records = audit_records?;
             let audit_write_failures = audit_write_failures?;
             registry.register(Box::new(requests.clone()))?;
@@ -171,6 +194,8 @@ impl Metrics {
             registry.register(Box::new(active_connections.clone()))?;
             registry.register(Box::new(policy_reloads.clone()))?;
             registry.register(Box::new(policy_rules.clone()))?;
+            registry.register(Box::new(config_reloads.clone()))?;
+            registry.register(Box::new(tls_reloads.clone()))?;
             registry.register(Box::new(sign_ins.clone()))?;
             registry.register(Box::new(catalog_decisions.clone()))?;
             registry.register(Box::new(inventory_changes.clone()))?;
@@ -181,6 +206,7 @@ impl Metrics {
             registry.register(Box::new(tool_decisions.clone()))?;
             registry.register(Box::new(approvals.clone()))?;
             registry.register(Box::new(enforced_blocks.clone()))?;
+            registry.register(Box::new(store_backups.clone()))?;
             registry.register(Box::new(audit_records.clone()))?;
             registry.register(Box::new(audit_write_failures.clone()))?;
             Ok(Self {
@@ -193,6 +219,8 @@ impl Metrics {
                 active_connections,
                 policy_reloads,
                 policy_rules,
+                config_reloads,
+                tls_reloads,
                 sign_ins,
                 catalog_decisions,
                 inventory_changes,
@@ -203,6 +231,7 @@ impl Metrics {
                 tool_decisions,
                 approvals,
                 enforced_blocks,
+                store_backups,
                 audit_records,
                 audit_write_failures,
             })
@@ -211,6 +240,20 @@ impl Metrics {
         // if they are malformed or registered twice, which the unit test below rules out.
         #[allow(clippy::expect_used)]
         metrics.expect("metric definitions are valid constants")
+    }
+
+    /// A counter family's current total per value of one label (the dashboard's charts).
+    pub fn totals_by(&self, family: &str, label: &str) -> std::collections::BTreeMap<String, f64> {
+        let mut totals = std::collections::BTreeMap::new();
+        for metric_family in self.registry.gather().iter().filter(|found| found.name() == family) {
+            for metric in metric_family.get_metric() {
+                let Some(value) = metric.get_label().iter().find(|pair| pair.name() == label) else {
+                    continue;
+                };
+                *totals.entry(value.value().to_owned()).or_insert(0.0) += metric.get_counter().get_value();
+            }
+        }
+        totals
     }
 
     /// The Prometheus text exposition of every metric.
@@ -242,10 +285,12 @@ pub enum Route {
     SignIn,
     /// A failure answered by the gateway.
     Error,
+    /// The policy administration dashboard (its own host).
+    Dashboard,
 }
 
 impl Route {
-    const ALL: [Route; 7] = [
+    const ALL: [Route; 8] = [
         Self::Reserved,
         Self::Agent,
         Self::Page,
@@ -253,6 +298,7 @@ impl Route {
         Self::Upgrade,
         Self::SignIn,
         Self::Error,
+        Self::Dashboard,
     ];
 
     /// The label value.
@@ -265,6 +311,7 @@ impl Route {
             Self::Upgrade => "upgrade",
             Self::SignIn => "sign_in",
             Self::Error => "error",
+            Self::Dashboard => "dashboard",
         }
     }
 }

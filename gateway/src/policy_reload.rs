@@ -1,6 +1,7 @@
 //! The policy in force: loaded at start-up, swapped atomically when its file changes or on
-//! SIGHUP, and never replaced by a document that fails to parse (the old one stays, the failure
-//! is logged and counted). Request handlers take a cheap clone of the current `Policy`.
+//! SIGHUP (`reload/` drives both), and never replaced by a document that fails to parse (the
+//! old one stays, the failure is logged and counted). Request handlers take a cheap clone of
+//! the current `Policy`.
 
 use crate::audit::AuditLog;
 use crate::audit::event::{AuditEvent, EventKind};
@@ -9,11 +10,8 @@ use crate::metrics::Metrics;
 use policy::{Policy, PolicyErrors};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::{PoisonError, RwLock};
-use std::time::{Duration, SystemTime};
-
-/// How often the policy file is checked for changes.
-const POLL_INTERVAL: Duration = Duration::from_secs(1);
+use std::sync::{Mutex, PoisonError, RwLock};
+use std::time::SystemTime;
 
 /// Why a policy could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +28,9 @@ pub enum PolicyLoadError {
     /// The document has problems (each with file, line and key).
     #[error("{0}")]
     Invalid(#[from] PolicyErrors),
+    /// The stored policy versions cannot be read or the seed version written.
+    #[error("cannot read the dashboard's policy versions: {0}")]
+    Store(#[from] crate::store::StoreError),
 }
 
 /// Reads and compiles the policy a configuration names (the built-in deny-all policy when it
@@ -52,20 +53,29 @@ fn load_file(path: &Path, sites: &[SiteId]) -> Result<Policy, PolicyLoadError> {
 /// The swappable policy in force.
 pub struct PolicyHandle {
     current: RwLock<Policy>,
+    /// The stored version in force (dashboard-managed policies; 0 for a file's).
+    version: std::sync::atomic::AtomicU64,
     file: Option<PathBuf>,
-    sites: Vec<SiteId>,
+    /// The sites policies may name; replaced when the configuration reloads.
+    sites: RwLock<Vec<SiteId>>,
+    /// The policy file's modification time and size when last read.
+    last_seen: Mutex<Option<(SystemTime, u64)>>,
     metrics: Metrics,
     audit: Arc<AuditLog>,
 }
 
 impl PolicyHandle {
-    /// Wraps the initially loaded policy.
-    pub fn new(initial: Policy, config: &Config, metrics: Metrics, audit: Arc<AuditLog>) -> Self {
+    /// Wraps the initially loaded policy and its stored version (0 for a file's).
+    pub fn new(initial: (Policy, u64), config: &Config, metrics: Metrics, audit: Arc<AuditLog>) -> Self {
+        let (initial, version) = initial;
         metrics.policy_rules.set(initial.rule_ids().count() as i64);
         Self {
             current: RwLock::new(initial),
-            file: config.policy_file.clone(),
-            sites: config.site_ids(),
+            version: std::sync::atomic::AtomicU64::new(version),
+            // A dashboard-managed policy lives in the store; its file only seeded version 1.
+            file: config.policy_file.clone().filter(|_| !config.policy_in_store),
+            sites: RwLock::new(config.site_ids()),
+            last_seen: Mutex::new(config.policy_file.as_deref().and_then(file_stamp)),
             metrics,
             audit,
         }
@@ -77,10 +87,49 @@ impl PolicyHandle {
         self.current.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// Puts a compiled policy in force at once (new requests see it; requests in flight finish
+    /// with the one they took). `version` is the stored version of a dashboard-managed policy
+    /// (0 for a file's): an older stored version never replaces a newer one, so a configuration
+    /// reload that read the store just before a dashboard save cannot undo the save.
+    pub fn install(&self, policy: Policy, version: u64) {
+        use std::sync::atomic::Ordering;
+        let rules = policy.rule_ids().count();
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        if version < self.version.load(Ordering::Acquire) {
+            return;
+        }
+        self.version.store(version, Ordering::Release);
+        *current = policy;
+        drop(current);
+        self.metrics.policy_reloads.with_label_values(&["applied"]).inc();
+        self.metrics.policy_rules.set(rules as i64);
+    }
+
+    /// The sites policies may name.
+    pub fn sites(&self) -> Vec<SiteId> {
+        self.sites.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Replaces the sites policies may name (a reloaded configuration, whose policy was already
+    /// checked against them).
+    pub fn set_sites(&self, sites: Vec<SiteId>) {
+        *self.sites.write().unwrap_or_else(PoisonError::into_inner) = sites;
+    }
+
+    /// Reloads if the file's modification time or size changed since it was last read.
+    pub async fn reload_if_changed(&self) {
+        let Some(path) = &self.file else { return };
+        let stamp = file_stamp(path);
+        if stamp.is_some() && stamp != *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) {
+            let _ = self.reload().await;
+        }
+    }
+
     /// Reads the file again; swaps the policy in only if the whole document is valid. Either
     /// way the outcome is audited.
     pub async fn reload(&self) -> Result<(), PolicyLoadError> {
         let Some(path) = &self.file else { return Ok(()) };
+        *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) = file_stamp(path);
         let outcome = self.swap(path);
         let event = match &outcome {
             Ok(rules) => {
@@ -98,7 +147,7 @@ impl PolicyHandle {
     }
 
     fn swap(&self, path: &Path) -> Result<usize, PolicyLoadError> {
-        match load_file(path, &self.sites) {
+        match load_file(path, &self.sites()) {
             Ok(policy) => {
                 let rules = policy.rule_ids().count();
                 *self.current.write().unwrap_or_else(PoisonError::into_inner) = policy;
@@ -112,46 +161,6 @@ impl PolicyHandle {
                 // The problems name lines and keys of the operator's own file, never secrets.
                 tracing::error!(file = %path.display(), problems = %error, "new policy rejected; the previous policy stays in force");
                 Err(error)
-            }
-        }
-    }
-
-    /// Reloads whenever the file's modification time or size changes, and on SIGHUP, until
-    /// `shutdown` resolves. Polling (rather than file-system events) also sees the symlink swaps
-    /// Kubernetes uses to update mounted ConfigMaps.
-    pub async fn watch(&self, shutdown: impl Future<Output = ()>) {
-        let mut hangups = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
-            Ok(signal) => Some(signal),
-            Err(error) => {
-                tracing::warn!(error = %error, "cannot listen for SIGHUP; policy reloads on file change only");
-                None
-            }
-        };
-        let mut last_seen = self.file.as_deref().and_then(file_stamp);
-        let mut ticker = tokio::time::interval(POLL_INTERVAL);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(shutdown);
-        loop {
-            let hangup = async {
-                match hangups.as_mut() {
-                    Some(signal) => signal.recv().await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                () = &mut shutdown => return,
-                _ = hangup => {
-                    tracing::info!("SIGHUP received: reloading the policy");
-                    last_seen = self.file.as_deref().and_then(file_stamp);
-                    let _ = self.reload().await;
-                }
-                _ = ticker.tick() => {
-                    let stamp = self.file.as_deref().and_then(file_stamp);
-                    if stamp.is_some() && stamp != last_seen {
-                        last_seen = stamp;
-                        let _ = self.reload().await;
-                    }
-                }
             }
         }
     }
@@ -193,6 +202,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_older_stored_version_never_replaces_a_newer_one() {
+        let directory = tempfile::tempdir().expect("temp dir");
+        let path = directory.path().join("policy.toml");
+        std::fs::write(&path, GOOD).expect("write");
+        let config = config_with_policy(&path);
+        let sites = config.site_ids();
+        let compile = |tool: &str| {
+            let text = format!("[[rule]]\nid = \"r\"\nsites = [\"tasks\"]\ntools.allow = [\"{tool}\"]\n");
+            Policy::parse(&text, "t", &sites).expect("policy")
+        };
+        let handle = PolicyHandle::new((compile("v2_tool"), 2), &config, Metrics::new(), audit());
+        handle.install(compile("v1_tool"), 1);
+        assert_eq!(decision(&handle, "v2_tool"), "allow", "version 1 came too late");
+        handle.install(compile("v3_tool"), 3);
+        assert_eq!(decision(&handle, "v3_tool"), "allow");
+    }
+
+    #[tokio::test]
     async fn a_broken_file_never_replaces_the_policy_in_force() {
         let directory = tempfile::tempdir().expect("temp dir");
         let path = directory.path().join("policy.toml");
@@ -200,8 +227,12 @@ mod tests {
         let config = config_with_policy(&path);
         let metrics = Metrics::new();
         let audit = audit();
-        let handle =
-            PolicyHandle::new(load(&config).expect("good policy"), &config, metrics.clone(), audit.clone());
+        let handle = PolicyHandle::new(
+            (load(&config).expect("good policy"), 0),
+            &config,
+            metrics.clone(),
+            audit.clone(),
+        );
         assert_eq!(decision(&handle, "add_task"), "allow");
 
         std::fs::write(&path, GOOD.replace("tools.allow", "tools.alow")).expect("write");

@@ -48,7 +48,20 @@ pub async fn handle(
                 Ok(answer) => answer,
                 Err(error) => (failure(error, Some(site), &request_id), Route::Error),
             },
-            // The gateway's own host: the OpenAI-compatible API for agents outside the page…
+            // The dashboard, on a host of its own…
+            (None, Some(sso), Some(host))
+                if gateway.config.dashboard.as_ref().is_some_and(|dashboard| dashboard.host == host) =>
+            {
+                let response = match &gateway.config.dashboard {
+                    Some(dashboard) => {
+                        crate::dashboard_http::handle(&gateway, sso, dashboard, client, request, &request_id)
+                            .await
+                    }
+                    None => failure(ProxyError::UnknownHost, None, &request_id),
+                };
+                (response, Route::Dashboard)
+            }
+            // …the gateway's own host: the OpenAI-compatible API for agents outside the page…
             (None, Some(sso), Some(host))
                 if host == gateway.gateway_host && openai::is_api_path(request.uri().path()) =>
             {
@@ -79,7 +92,10 @@ pub async fn handle(
                 (failure(error, None, &request_id), Route::Error)
             }
         };
-        let response = with_request_id(response, &request_id);
+        let mut response = with_request_id(response, &request_id);
+        if client.tls {
+            crate::tls::add_strict_transport_security(&gateway.config, response.headers_mut());
+        }
         let status = response.status();
         let elapsed = started.elapsed();
         let metrics = entry.map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
@@ -220,7 +236,7 @@ async fn send_upstream(
     site: &Site,
     request: Request<ProxyBody>,
 ) -> Result<Response<ProxyBody>, ProxyError> {
-    gateway.client.send(request).await.inspect_err(|error| {
+    gateway.upstreams.send(&site.id, request).await.inspect_err(|error| {
         gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
     })
 }

@@ -2,10 +2,12 @@
 //! them with hyper, and drains in-flight requests on shutdown.
 //!
 //! Slow clients are cut by the header-read timeout (HTTP/1) and the TLS handshake timeout;
-//! oversized request heads get 431 from hyper's read-buffer limit.
+//! oversized request heads get 431 from hyper's read-buffer limit. Each request reads the
+//! gateway in force (`reload/`) once; connection settings follow it for new connections.
 
 use crate::forwarding::ClientInfo;
 use crate::proxy;
+use crate::reload::LiveGateway;
 use crate::state::Gateway;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -19,12 +21,13 @@ use tokio_rustls::TlsAcceptor;
 
 /// Serves `listener` until `shutdown` resolves, then drains for at most the configured grace.
 pub async fn serve(
-    gateway: Arc<Gateway>,
+    live: Arc<LiveGateway>,
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
     shutdown: impl Future<Output = ()>,
 ) {
-    let builder = Arc::new(http_builder(&gateway));
+    // hyper's settings for the gateway they were built from, rebuilt when a reload swaps it.
+    let mut settings: Option<(Arc<Gateway>, Arc<auto::Builder<TokioExecutor>>)> = None;
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -41,16 +44,24 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        let gateway = live.current();
+        let builder = match &settings {
+            Some((built_for, builder)) if Arc::ptr_eq(built_for, &gateway) => builder.clone(),
+            _ => {
+                let builder = Arc::new(http_builder(&gateway));
+                settings = Some((gateway.clone(), builder.clone()));
+                builder
+            }
+        };
         let connection_guard = ConnectionGuard::new(gateway.metrics.active_connections.clone());
         let handshake_timeout = gateway.config.timeouts.header_read;
         let client = ClientInfo { peer: peer.ip(), tls: tls.is_some() };
-        let service_gateway = gateway.clone();
+        let service_live = live.clone();
         let service = service_fn(move |request| {
-            let gateway = service_gateway.clone();
+            let gateway = service_live.current();
             async move { Ok::<_, Infallible>(proxy::handle(gateway, client, request).await) }
         });
         let watcher = graceful.watcher();
-        let builder = builder.clone();
         let tls = tls.clone();
         tokio::spawn(async move {
             let _guard = connection_guard;
@@ -77,6 +88,7 @@ pub async fn serve(
         });
     }
     drop(listener);
+    let gateway = live.current();
     gateway.start_draining();
     let open = graceful.count();
     tracing::info!(open_connections = open, "stopped accepting; draining in-flight requests");

@@ -1,11 +1,13 @@
-//! The pooled client that talks to internal sites, and how its failures are classified.
+//! The pooled clients that talk to internal sites, and how their failures are classified.
 //!
-//! One client serves every site: HTTP/1.1 over plain TCP or TLS (rustls with the system's
-//! roots), connections pooled per upstream. The connect timeout lives in the connector; the
-//! time-to-headers timeout wraps each request here. Bodies are bounded only by idle time.
+//! One client per distinct TLS setting: sites without `[sites.<id>.tls]` share the default one
+//! (rustls with the system's roots), sites with equal settings share theirs (`tls::upstream`).
+//! HTTP/1.1 over plain TCP or TLS, connections pooled per upstream. The connect timeout lives
+//! in the connector; the time-to-headers timeout wraps each request here. Bodies are bounded
+//! only by idle time.
 
 use crate::body::{BoxError, IdleTimeout, ProxyBody};
-use crate::config::Timeouts;
+use crate::config::{Config, SiteId, Timeouts};
 use crate::errors::ProxyError;
 use http::{Request, Response};
 use hyper::body::Incoming;
@@ -13,9 +15,50 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
+use std::collections::HashMap;
 use std::time::Duration;
 
-/// The client every proxied request goes through.
+/// The clients for every site of one configuration (rebuilt, files re-read, when it reloads).
+#[derive(Clone)]
+pub struct UpstreamClients {
+    default: UpstreamClient,
+    by_site: HashMap<SiteId, UpstreamClient>,
+}
+
+impl UpstreamClients {
+    /// Builds the default client and one per distinct `[sites.<id>.tls]`, reading the CA
+    /// bundles and client certificates those name.
+    pub fn new(config: &Config) -> Result<Self, crate::tls::TlsError> {
+        let default = UpstreamClient::new(config.timeouts, client_tls_config());
+        let mut distinct: HashMap<&crate::config::UpstreamTls, UpstreamClient> = HashMap::new();
+        let mut by_site = HashMap::new();
+        for site in &config.sites {
+            let Some(tls) = &site.tls else { continue };
+            let client = match distinct.get(tls) {
+                Some(client) => client.clone(),
+                None => {
+                    let tls_config = crate::tls::upstream::client_config(&site.id, tls)?;
+                    let client = UpstreamClient::new(config.timeouts, tls_config);
+                    distinct.insert(tls, client.clone());
+                    client
+                }
+            };
+            by_site.insert(site.id.clone(), client);
+        }
+        Ok(Self { default, by_site })
+    }
+
+    /// Sends a request to `site`'s upstream through that site's client (see `UpstreamClient::send`).
+    pub async fn send(
+        &self,
+        site: &SiteId,
+        request: Request<ProxyBody>,
+    ) -> Result<Response<ProxyBody>, ProxyError> {
+        self.by_site.get(site).unwrap_or(&self.default).send(request).await
+    }
+}
+
+/// One pooled client.
 #[derive(Clone)]
 pub struct UpstreamClient {
     client: Client<HttpsConnector<HttpConnector>, ProxyBody>,
@@ -23,15 +66,15 @@ pub struct UpstreamClient {
 }
 
 impl UpstreamClient {
-    /// Builds the client; trusts the operating system's certificate roots.
-    pub fn new(timeouts: Timeouts) -> Self {
+    /// Builds a client that speaks TLS with `tls`.
+    pub fn new(timeouts: Timeouts, tls: rustls::ClientConfig) -> Self {
         let mut http = HttpConnector::new();
         http.enforce_http(false);
         http.set_nodelay(true);
         http.set_connect_timeout(Some(timeouts.upstream_connect));
         http.set_keepalive(Some(Duration::from_secs(60)));
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(client_tls_config())
+            .with_tls_config(tls)
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);
@@ -78,7 +121,8 @@ pub fn crypto_provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
     std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider())
 }
 
-fn system_roots() -> rustls::RootCertStore {
+/// The operating system's certificate roots (`SSL_CERT_FILE`/`SSL_CERT_DIR` are honoured).
+pub(crate) fn system_roots() -> rustls::RootCertStore {
     let mut roots = rustls::RootCertStore::empty();
     let found = rustls_native_certs::load_native_certs();
     for error in &found.errors {

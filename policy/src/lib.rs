@@ -64,6 +64,12 @@ impl Policy {
         self.compiled.rules.iter().map(|rule| &rule.id)
     }
 
+    /// The groups the document declares (`groups = [...]`), the only ones rules may name when
+    /// the list is present.
+    pub fn declared_groups(&self) -> impl Iterator<Item = &GroupName> {
+        self.compiled.groups.iter()
+    }
+
     /// The policy's redactor (built-in recognizers plus its `[[redactor]]` regexes).
     pub fn redactor(&self) -> &Redactor {
         &self.compiled.redactor

@@ -159,4 +159,6 @@ pub(crate) struct Compiled {
     pub(crate) rule_index: RuleIndex,
     pub(crate) redactor: Arc<Redactor>,
     pub(crate) environment: Arc<cel::Env>,
+    /// The groups the document declares, in document order.
+    pub(crate) groups: Vec<GroupName>,
 }

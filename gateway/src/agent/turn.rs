@@ -359,9 +359,9 @@ fn actor_event(turn: &TurnContext, kind: EventKind) -> AuditEvent {
     event
 }
 
-/// The arguments with whole numbers written as integers (`42.0` → `42`): the page fills a form
-/// field with JavaScript's spelling of the number (`"42"`), and an approval of a form tool is
-/// checked against the submitted field text, so the approved arguments must be spelled alike.
+/// The arguments with whole numbers written as integers (`42.0` → `42`), so the approval card
+/// and the audit show the number as the page will spell it (the form guard compares numbers by
+/// value either way).
 fn integral_numbers(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     /// Integers up to 2^53 are exact in a double, and in JavaScript.

@@ -125,11 +125,24 @@ pub fn fields_match_args(canonical_args: &str, fields: &[(String, String)]) -> b
             Value::Bool(true) => submitted.len() == 1 && !submitted[0].is_empty(),
             Value::Array(items) => {
                 submitted.len() == items.len()
-                    && items.iter().zip(&submitted).all(|(item, value)| render(item) == *value)
+                    && items.iter().zip(&submitted).all(|(item, value)| same(item, value))
             }
-            other => submitted.len() == 1 && render(other) == submitted[0],
+            other => submitted.len() == 1 && same(other, submitted[0]),
         }
     })
+}
+
+/// Whether a submitted field's text is the approved value: numbers by value (the page writes
+/// `42` for an approved `42.0`, or `100` for `1e2`), everything else by its text.
+fn same(expected: &Value, submitted: &str) -> bool {
+    match expected {
+        Value::Number(number) => {
+            let approved = number.as_f64();
+            let sent = submitted.trim().parse::<f64>().ok().filter(|value| value.is_finite());
+            approved.is_some() && approved == sent
+        }
+        other => render(other) == submitted,
+    }
 }
 
 /// The mark from the parsed fields and marker headers, or `None` when nothing marks it.

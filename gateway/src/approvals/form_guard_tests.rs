@@ -212,3 +212,16 @@ fn submitted_fields_must_carry_exactly_the_approved_arguments() {
     }
     assert!(!fields_match_args("[1]", &[]));
 }
+
+#[test]
+fn numbers_match_by_value_not_by_spelling() {
+    let fields = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
+    };
+    assert!(fields_match_args(r#"{"amount":42.0}"#, &fields(&[("amount", "42")])));
+    assert!(fields_match_args(r#"{"amount":100}"#, &fields(&[("amount", "1e2")])));
+    assert!(fields_match_args(r#"{"amount":0.5}"#, &fields(&[("amount", "0.50")])));
+    for sent in ["42.5", "", "forty-two", "NaN", "inf"] {
+        assert!(!fields_match_args(r#"{"amount":42}"#, &fields(&[("amount", sent)])), "{sent:?}");
+    }
+}

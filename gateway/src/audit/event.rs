@@ -26,6 +26,14 @@ pub enum EventKind {
     PolicyReload,
     /// A new policy file was rejected; the old one stays in force.
     PolicyRejected,
+    /// A reloaded configuration took effect (SIGHUP).
+    ConfigReload,
+    /// A reloaded configuration was rejected; the running one stays.
+    ConfigRejected,
+    /// The listener's certificate was reloaded.
+    CertificateReload,
+    /// A new certificate or key was rejected; the previous pair stays in use.
+    CertificateRejected,
     /// A page's tools or contexts changed (page-layer issue).
     InventoryChange,
     /// Tools and contexts shown to a model (agent issue).
@@ -44,9 +52,35 @@ pub enum EventKind {
     PolicyChange,
     /// Records before this point were pruned (written by `audit prune`).
     Checkpoint,
+    /// A copy of the whole store was handed out (`toolgate store backup` on a running gateway).
+    StoreBackup,
 }
 
 impl EventKind {
+    /// Every kind, for filters (the dashboard's audit search).
+    pub const ALL: [EventKind; 20] = [
+        Self::Login,
+        Self::LoginFailed,
+        Self::Logout,
+        Self::AccessDenied,
+        Self::PolicyReload,
+        Self::PolicyRejected,
+        Self::ConfigReload,
+        Self::ConfigRejected,
+        Self::CertificateReload,
+        Self::CertificateRejected,
+        Self::InventoryChange,
+        Self::CatalogExposure,
+        Self::LlmCall,
+        Self::ToolCall,
+        Self::ApprovalRequest,
+        Self::ApprovalDecision,
+        Self::EnforcedBlock,
+        Self::PolicyChange,
+        Self::Checkpoint,
+        Self::StoreBackup,
+    ];
+
     /// The name used in records, exports and filters.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -56,6 +90,10 @@ impl EventKind {
             Self::AccessDenied => "access_denied",
             Self::PolicyReload => "policy_reload",
             Self::PolicyRejected => "policy_rejected",
+            Self::ConfigReload => "config_reload",
+            Self::ConfigRejected => "config_rejected",
+            Self::CertificateReload => "certificate_reload",
+            Self::CertificateRejected => "certificate_rejected",
             Self::InventoryChange => "inventory_change",
             Self::CatalogExposure => "catalog_exposure",
             Self::LlmCall => "llm_call",
@@ -65,6 +103,7 @@ impl EventKind {
             Self::EnforcedBlock => "enforced_block",
             Self::PolicyChange => "policy_change",
             Self::Checkpoint => "checkpoint",
+            Self::StoreBackup => "store_backup",
         }
     }
 }

@@ -5,15 +5,19 @@
 //! Secrets never live in this file (later issues read them from files or the environment).
 
 mod agent;
+mod dashboard;
 mod forms;
 mod problem;
 mod raw;
 mod sso;
+mod tls;
 mod values;
 
 pub use agent::AgentConfig;
+pub use dashboard::DashboardConfig;
 pub use problem::{ConfigError, Problem};
 pub use sso::{ClaimNames, SsoConfig};
+pub use tls::{ClientIdentity, ServerTls, TlsVersion, UpstreamTls};
 
 use crate::secrets::SecretRef;
 use http::uri::{Authority, Scheme};
@@ -38,8 +42,11 @@ pub struct Config {
     pub server: ServerConfig,
     /// Where the embedded store keeps sessions (and, from later issues, approvals and audit).
     pub store: StoreLocation,
-    /// The policy file; without one, the built-in policy denies every tool and context.
+    /// The policy file; without one, the built-in policy denies every tool and context. With
+    /// `policy_in_store` it only seeds the first stored version.
     pub policy_file: Option<PathBuf>,
+    /// The dashboard manages the policy: its versions live in the store (`[policy] managed_by`).
+    pub policy_in_store: bool,
     /// A policy compiled into the binary, used instead of `policy_file`. Never read from a
     /// configuration file: only `toolgate demo` sets it, for its embedded demo policy.
     pub embedded_policy: Option<&'static str>,
@@ -57,6 +64,10 @@ pub struct Config {
     pub llm: Option<crate::llm::LlmConfig>,
     /// Limits of the agent loop.
     pub agent: AgentConfig,
+    /// The policy administration dashboard; `None`: not served.
+    pub dashboard: Option<DashboardConfig>,
+    /// The file this was loaded from (`None` when parsed from text): SIGHUP reads it again.
+    pub source: Option<PathBuf>,
 }
 
 /// `[audit]`.
@@ -85,21 +96,12 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Health and metrics; never exposed to users.
     pub admin_listen: SocketAddr,
-    /// Certificate and key; plain HTTP when absent.
-    pub tls: Option<TlsFiles>,
+    /// Certificate and key, minimum version, HSTS; plain HTTP when absent.
+    pub tls: Option<ServerTls>,
     /// Peers whose `X-Forwarded-*` headers are believed.
     pub trusted_proxies: Vec<IpNet>,
     /// How logs are written.
     pub log_format: LogFormat,
-}
-
-/// PEM files for the user-facing listener.
-#[derive(Debug, Clone)]
-pub struct TlsFiles {
-    /// Certificate chain, leaf first.
-    pub cert: PathBuf,
-    /// The private key (PKCS#8, PKCS#1 or SEC1).
-    pub key: PathBuf,
 }
 
 /// Log output format.
@@ -156,6 +158,8 @@ pub struct Site {
     pub page_tools: bool,
     /// The site's legacy-form rules, compiled.
     pub forms: Arc<injector::FormRules>,
+    /// TLS to the upstream (private CA, client certificate); `None`: system roots.
+    pub tls: Option<UpstreamTls>,
 }
 
 /// An upstream origin: scheme and authority, no path.
@@ -178,6 +182,7 @@ impl Config {
         if let Some(directory) = path.parent() {
             config.resolve_relative_to(directory);
         }
+        config.source = Some(path.to_path_buf());
         Ok(config)
     }
 
@@ -198,10 +203,7 @@ impl Config {
         if let Some(file) = &mut self.policy_file {
             resolve(file);
         }
-        if let Some(tls) = &mut self.server.tls {
-            resolve(&mut tls.cert);
-            resolve(&mut tls.key);
-        }
+        self.tls_paths_mut().into_iter().for_each(resolve);
         if let Some(key) = &mut self.audit.key {
             key.resolve_relative_to(directory);
         }
@@ -269,10 +271,7 @@ impl Checker<'_> {
         let public_url = self.check(&raw.public_url, "public_url", values::public_url);
         let listen = self.check(&raw.server.listen, "server.listen", values::socket_addr);
         let admin_listen = self.check(&raw.server.admin_listen, "server.admin_listen", values::socket_addr);
-        let tls = raw.server.tls.as_ref().map(|tls| TlsFiles {
-            cert: PathBuf::from(tls.cert.get_ref()),
-            key: PathBuf::from(tls.key.get_ref()),
-        });
+        let tls = self.server_tls(raw.server.tls.as_ref());
         let trusted_proxies: Vec<_> = raw
             .server
             .trusted_proxies
@@ -298,10 +297,9 @@ impl Checker<'_> {
             None => Some(None),
         };
         let agent = self.agent(&raw.agent);
-        let policy_file = match &raw.policy {
-            Some(policy) => {
-                self.check(&policy.file, "policy.file", values::absolute_or_relative_path).map(Some)
-            }
+        let policy_source = self.policy_source(raw.policy.as_ref());
+        let dashboard = match &raw.dashboard {
+            Some(dashboard) => self.dashboard(dashboard, !raw.server.insecure_no_sso).map(Some),
             None => Some(None),
         };
         let sso = match (&raw.sso, raw.server.insecure_no_sso) {
@@ -352,6 +350,9 @@ impl Checker<'_> {
                 );
             }
         }
+        if let (Some(Some(config)), Some(raw_dashboard)) = (&dashboard, &raw.dashboard) {
+            self.dashboard_host_is_its_own(config, raw_dashboard, public_url.as_ref(), &sites);
+        }
         if listen.is_some() && listen == admin_listen && listen.is_some_and(|a| a.port() != 0) {
             self.problem(&raw.server.admin_listen, "server.admin_listen", "must differ from server.listen");
         }
@@ -360,12 +361,13 @@ impl Checker<'_> {
             server: ServerConfig {
                 listen: listen?,
                 admin_listen: admin_listen?,
-                tls,
+                tls: tls?,
                 trusted_proxies,
                 log_format: log_format?,
             },
             store: store?,
-            policy_file: policy_file?,
+            policy_file: policy_source.as_ref()?.0.clone(),
+            policy_in_store: policy_source?.1,
             embedded_policy: None,
             sso: sso?,
             audit: audit?,
@@ -374,6 +376,8 @@ impl Checker<'_> {
             sites,
             llm: llm?,
             agent: agent?,
+            dashboard: dashboard?,
+            source: None,
         })
     }
 
@@ -436,8 +440,9 @@ impl Checker<'_> {
                 }
             };
             let forms = self.forms(&key, site.forms.as_ref());
-            if let (Some(host), Some(upstream), Some(capture_content), Some(forms)) =
-                (host, upstream, capture_content, forms)
+            let tls = self.site_tls(&key, site.tls.as_ref());
+            if let (Some(host), Some(upstream), Some(capture_content), Some(forms), Some(tls)) =
+                (host, upstream, capture_content, forms, tls)
             {
                 sites.push(Site {
                     id: SiteId::new(id.get_ref().clone()),
@@ -448,6 +453,7 @@ impl Checker<'_> {
                     capture_content,
                     page_tools: site.page_tools,
                     forms,
+                    tls,
                 });
             }
         }

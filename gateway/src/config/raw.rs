@@ -31,6 +31,20 @@ pub struct RawConfig {
     pub llm: Option<RawLlm>,
     #[serde(default)]
     pub agent: RawAgent,
+    #[serde(default)]
+    pub dashboard: Option<RawDashboard>,
+}
+
+/// `[dashboard]`: the policy administration dashboard, on a host of its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDashboard {
+    pub host: Spanned<String>,
+    pub admin_groups: Spanned<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub auditor_groups: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub approver_groups: Vec<Spanned<String>>,
 }
 
 /// `[llm]`: the OpenAI-compatible model server.
@@ -86,12 +100,30 @@ pub struct RawServer {
     pub insecure_no_sso: bool,
 }
 
-/// `[server.tls]`: certificate chain and private key, PEM files.
+/// `[server.tls]`: certificate chain and private key (PEM files), minimum version, HSTS.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTls {
     pub cert: Spanned<String>,
     pub key: Spanned<String>,
+    #[serde(default)]
+    pub min_version: Option<Spanned<String>>,
+    #[serde(default)]
+    pub hsts_max_age: Option<Spanned<String>>,
+    #[serde(default)]
+    pub hsts_include_subdomains: Option<Spanned<bool>>,
+}
+
+/// `[sites.<id>.tls]`: the CA bundle the upstream is checked against, the client certificate.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSiteTls {
+    #[serde(default)]
+    pub ca_file: Option<Spanned<String>>,
+    #[serde(default)]
+    pub client_cert: Option<Spanned<String>>,
+    #[serde(default)]
+    pub client_key: Option<Spanned<String>>,
 }
 
 /// `[store]`: where the embedded store keeps its files.
@@ -150,7 +182,12 @@ pub struct RawAudit {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPolicy {
-    pub file: Spanned<String>,
+    #[serde(default)]
+    pub file: Option<Spanned<String>>,
+    /// `file` (default: the file is the policy, edited elsewhere) or `dashboard` (versions live
+    /// in the store; the file, if any, seeds the first version).
+    #[serde(default)]
+    pub managed_by: Option<Spanned<String>>,
 }
 
 /// `[timeouts]`: durations written as `500ms`, `10s`, `5m` or `1h`.
@@ -194,6 +231,9 @@ pub struct RawSite {
     /// Legacy forms that become agent tools.
     #[serde(default)]
     pub forms: Option<RawForms>,
+    /// TLS to the upstream: a private CA, a client certificate.
+    #[serde(default)]
+    pub tls: Option<RawSiteTls>,
 }
 
 /// `[sites.<id>.forms]`: form rules and auto mode.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use toml::Spanned;
 
 /// Single sign-on settings.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SsoConfig {
     /// The issuer URL; discovery is fetched from `{issuer}/.well-known/openid-configuration`.
     pub issuer: String,

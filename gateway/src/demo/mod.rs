@@ -31,13 +31,14 @@ pub async fn run(port: u16, sign_in_as: Option<String>) -> anyhow::Result<()> {
     println!("  Helpdesk (WebMCP declarative form):  http://helpdesk.localhost:{port}/");
     println!("  Ticket queue (component registry):   http://helpdesk.localhost:{port}/queue");
     println!("  Expenses (legacy form → tool rule):  http://expenses.localhost:{port}/");
+    println!("  Policy dashboard (erin, admin):       http://admin.localhost:{port}/");
     println!("  Sign-in provider:                    {} (development only)", demo.identity_provider);
     println!("  Metrics:                             http://{}/metrics", demo.gateway.admin_address);
     println!("  Tool inventory:                      http://{}/inventory\n", demo.gateway.admin_address);
     match sign_in_as {
         Some(user) => println!("Everyone is signed in as {user} (--sign-in-as)."),
         None => println!(
-            "Sign in as one of the demo users: alice (engineering), bob (finance approver), carol (HR), dave (no groups)."
+            "Sign in as one of the demo users: alice (engineering), bob (finance approver), carol (HR, auditor), dave (no groups), erin (dashboard admin)."
         ),
     }
     println!("Open a URL in a browser (*.localhost resolves to this machine). Ctrl-C stops the demo.");
@@ -140,6 +141,17 @@ algorithms = ["ES256"]
 
 [store]
 path = ":memory:"
+
+# The demo's policy starts as the embedded demo policy; the dashboard edits it (in memory).
+[policy]
+managed_by = "dashboard"
+
+# The policy administration dashboard, on a host of its own.
+[dashboard]
+host = "admin.localhost"
+admin_groups = ["toolgate-admins"]
+auditor_groups = ["security-auditors"]
+approver_groups = ["finance-approvers"]
 
 # A deterministic stand-in for an OpenAI-compatible model (see demo/model/); point base_url at
 # vLLM, Ollama, llama.cpp server or LiteLLM to use a real model.

@@ -147,7 +147,7 @@ async fn start(
     query: &[(String, String)],
     secure: bool,
 ) -> Result<Response<ProxyBody>, ProxyError> {
-    let target = param(query, "return").and_then(|target| return_url::site_target(target, &sso.site_hosts));
+    let target = param(query, "return").and_then(|target| return_url::site_target(target, &sso.site_hosts()));
     let bind = param(query, "bind").filter(|bind| bind.len() <= 64).ok_or(ProxyError::BadRequest)?;
     let Some((candidate_origin, path)) = target else {
         return Err(ProxyError::BadRequest);

@@ -82,8 +82,9 @@ pub struct Sso {
     pub assertion: AssertionSigner,
     /// Where sessions live.
     pub store: Arc<dyn Store>,
-    /// Hosts of configured sites (for return URL checks).
-    pub site_hosts: Vec<String>,
+    /// Hosts of configured sites and the dashboard (for return URL checks); replaced when the
+    /// configuration reloads.
+    site_hosts: std::sync::RwLock<Vec<String>>,
     /// `scheme://host[:port]` of the gateway itself.
     pub public_origin: String,
     /// Counts sign-in events.
@@ -114,13 +115,23 @@ impl Sso {
             keys: KeyRing::from_secrets(&sso.session_keys)?,
             assertion: AssertionSigner::new(&sso.assertion_keys, public_origin.clone())?,
             store,
-            site_hosts: config.sites.iter().map(|site| site.host.clone()).collect(),
+            site_hosts: std::sync::RwLock::new(return_hosts(config)),
             public_origin,
             metrics,
             audit,
             verified_tokens: bearer::VerifiedTokens::default(),
             refresh_locks: (0..REFRESH_LOCKS).map(|_| tokio::sync::Mutex::new(())).collect(),
         })
+    }
+
+    /// Hosts a sign-in may return to.
+    pub fn site_hosts(&self) -> Vec<String> {
+        self.site_hosts.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Replaces the hosts a sign-in may return to (after a configuration reload).
+    pub fn set_site_hosts(&self, hosts: Vec<String>) {
+        *self.site_hosts.write().unwrap_or_else(std::sync::PoisonError::into_inner) = hosts;
     }
 
     /// The session a request's cookie points to, refreshed with the provider when due; `secure`
@@ -302,6 +313,13 @@ fn refresh_due(expires_at: u64, now: u64) -> u64 {
 fn store_unavailable(error: StoreError) -> SessionFailure {
     tracing::error!(error = %error, "session store unavailable");
     SessionFailure::Unavailable
+}
+
+/// The hosts a sign-in may return to: every site's, and the dashboard's (it signs in like a site
+/// host does, with a handoff ticket to its own cookie).
+pub fn return_hosts(config: &Config) -> Vec<String> {
+    let sites = config.sites.iter().map(|site| site.host.clone());
+    sites.chain(config.dashboard.iter().map(|dashboard| dashboard.host.clone())).collect()
 }
 
 /// `scheme://host[:port]` of a URI.

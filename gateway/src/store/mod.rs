@@ -1,10 +1,11 @@
 //! Shared state behind one trait: sessions, pending logins and one-time handoff tickets now;
-//! the tool inventory and the audit log; approvals and policy versions in later issues. The embedded sled store
+//! the tool inventory, the audit log, approvals and policy versions. The embedded sled store
 //! serves one replica; a shared database can implement the same trait to serve several.
 //!
 //! Records are opaque bytes to the store; their owners (`session.rs`, `login.rs`) serialize
 //! them. Every record that expires carries its own expiry and is checked on read.
 
+pub mod backup;
 mod sled_store;
 
 pub use sled_store::SledStore;
@@ -27,6 +28,9 @@ pub enum Table {
     Inventory,
     /// Approval records by approval id (`approvals/`).
     Approvals,
+    /// Dashboard-managed policy versions by version number (big-endian), the last in force
+    /// (`policy_versions.rs`).
+    PolicyVersions,
     /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
     Meta,
 }
@@ -42,8 +46,28 @@ impl Table {
             Self::AuditContent => "audit_content",
             Self::Inventory => "inventory",
             Self::Approvals => "approvals",
+            Self::PolicyVersions => "policy_versions",
             Self::Meta => "meta",
         }
+    }
+
+    /// Every table, in the order a backup walks them: `Meta` first, then `Audit` (see
+    /// `backup.rs` for why). A new table goes here too; a test in `backup.rs` fails otherwise.
+    pub const ALL: [Table; 9] = [
+        Self::Meta,
+        Self::Audit,
+        Self::AuditContent,
+        Self::Sessions,
+        Self::PendingLogins,
+        Self::Handoffs,
+        Self::Inventory,
+        Self::Approvals,
+        Self::PolicyVersions,
+    ];
+
+    /// The table called `name` in the store.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|table| table.name() == name)
     }
 }
 
@@ -86,6 +110,7 @@ pub trait Store: Send + Sync + 'static {
     fn last(&self, table: Table) -> Result<Option<Entry>, StoreError>;
     /// Removes every record with a key `< below`; returns how many.
     fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError>;
-    /// A consistent copy of everything, written to `directory` (backups).
+    /// A consistent copy of everything (`backup::walk`), written to `directory`, which must not
+    /// hold a store yet (backups of a stopped store).
     fn export_to(&self, directory: &std::path::Path) -> Result<(), StoreError>;
 }

@@ -210,6 +210,40 @@ impl Page {
         answer["result"].get("value").cloned().unwrap_or(Value::Null)
     }
 
+    /// Evaluates `expression`, which starts a navigation (a click on a submit button, a link),
+    /// and waits for the page it leads to (after any redirects) to load.
+    pub async fn navigate_by(&self, expression: &str) {
+        let mut loads = self.loads.lock().await;
+        while loads.try_recv().is_ok() {}
+        // Run it after this evaluation returns, so the navigation does not cut the answer off.
+        self.eval(&format!("setTimeout(() => {{ {expression}; }}, 0), true")).await;
+        tokio::time::timeout(COMMAND_TIMEOUT, loads.recv())
+            .await
+            .unwrap_or_else(|_| panic!("{expression} led to no page load"))
+            .expect("browser connection open");
+    }
+
+    /// Sets the viewport to `width` × `height` CSS pixels (a phone below 600 px).
+    pub async fn set_viewport(&self, width: u32, height: u32) {
+        let metrics =
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600});
+        self.call("Emulation.setDeviceMetricsOverride", metrics).await;
+    }
+
+    /// Saves a PNG of the whole page (beyond the viewport) to `path`.
+    pub async fn screenshot(&self, path: &std::path::Path) {
+        use base64::Engine as _;
+        let shot = self
+            .call("Page.captureScreenshot", json!({"format": "png", "captureBeyondViewport": true}))
+            .await;
+        let data = shot["data"].as_str().expect("screenshot data");
+        let png = base64::engine::general_purpose::STANDARD.decode(data).expect("base64 screenshot");
+        if let Some(directory) = path.parent() {
+            std::fs::create_dir_all(directory).expect("screenshot directory");
+        }
+        std::fs::write(path, png).expect("write screenshot");
+    }
+
     /// Runs `source` in every new document of this tab before any of the page's scripts.
     pub async fn add_script_on_new_document(&self, source: &str) {
         self.call("Page.addScriptToEvaluateOnNewDocument", json!({"source": source})).await;

@@ -6,8 +6,9 @@
 //! one passes exactly once. And end to end in headless Chromium through `toolgate demo`: the
 //! user asks the panel for an expense, approves it, and the claim reaches the site exactly once.
 
-use crate::cdp::{Browser, Page};
+use crate::cdp::Browser;
 use crate::harness::{self, Seen, reply, send, upstream};
+use crate::panel::{panel, panel_until};
 use crate::runtime::until;
 use bytes::Bytes;
 use gateway::demo::model::{StandIn, StandInOptions};
@@ -288,25 +289,6 @@ async fn a_catalog_report_of_a_gated_form_guards_its_action() {
         Request::get("/search?__toolgate_call=local-2").header("host", HOST).body(Full::new(Bytes::new()));
     assert_eq!(send(gateway.address, search.expect("request")).await.status, 200);
     gateway.stop().await;
-}
-
-/// The panel's host element; its closed shadow root is `root` in the expressions below.
-const PANEL: &str = "toolgate-panel";
-
-/// Evaluates `expression` with `root` bound to the panel's (closed) shadow root.
-async fn panel(page: &Page, expression: &str) -> Value {
-    page.eval_in_shadow(PANEL, &format!("const root = this; return ({expression});")).await
-}
-
-/// Waits (up to 10 s, polling in the page) until `condition` over `root` is truthy; returns it.
-async fn panel_until(page: &Page, condition: &str) -> Value {
-    let body = format!(
-        "const root = this; const deadline = Date.now() + 10000; for (;;) {{ const value = await ({condition}); \
-         if (value) {{ return value; }} if (Date.now() > deadline) {{ throw new Error('still false: ' + {quoted}); }} \
-         await new Promise((resolve) => setTimeout(resolve, 20)); }}",
-        quoted = json!(condition)
-    );
-    page.eval_in_shadow(PANEL, &body).await
 }
 
 /// Sends the expense form's submissions into a frame (so the page, the panel and the turn stay

@@ -32,14 +32,14 @@ async fn demo_page(user: &str, site: &str) -> (Demo, Browser, Page) {
 }
 
 /// Evaluates `expression` with `root` bound to the panel's (closed) shadow root.
-async fn panel(page: &Page, expression: &str) -> Value {
+pub(crate) async fn panel(page: &Page, expression: &str) -> Value {
     page.eval_in_shadow(PANEL, &format!("const root = this; return ({expression});")).await
 }
 
-/// Waits (up to 5 s, polling in the page) until `condition` over `root` is truthy; returns it.
-async fn panel_until(page: &Page, condition: &str) -> Value {
+/// Waits (up to 10 s, polling in the page) until `condition` over `root` is truthy; returns it.
+pub(crate) async fn panel_until(page: &Page, condition: &str) -> Value {
     let body = format!(
-        "const root = this; const deadline = Date.now() + 5000; for (;;) {{ const value = await ({condition}); \
+        "const root = this; const deadline = Date.now() + 10000; for (;;) {{ const value = await ({condition}); \
          if (value) {{ return value; }} if (Date.now() > deadline) {{ throw new Error('still false: ' + {quoted}); }} \
          await new Promise((resolve) => setTimeout(resolve, 20)); }}",
         quoted = json!(condition)

@@ -1,5 +1,6 @@
 //! The `toolgate` binary as an operator runs it: `run --config`, SIGTERM draining in-flight
-//! requests, and TLS to an upstream trusted through the system roots (`SSL_CERT_FILE`).
+//! requests, TLS to an upstream trusted through the system roots (`SSL_CERT_FILE`), and the hidden
+//! `demo-model` command (the stand-in model alone).
 
 use crate::harness::{self, channel_body, reply, upstream};
 use bytes::Bytes;
@@ -163,4 +164,56 @@ async fn tls_upstream(certificate: &crate::tls::TestCertificate) -> SocketAddr {
         }
     });
     address
+}
+
+/// `toolgate demo-model` (hidden; the model server of `bench/load.sh relay`): serves the stand-in
+/// on loopback, prints its address, answers a chat completion as the stand-in, stops on SIGTERM.
+#[tokio::test]
+async fn demo_model_command_serves_the_stand_in_and_stops_on_sigterm() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["demo-model", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start toolgate demo-model");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("prints its address within 20 s")
+        .expect("read stdout")
+        .expect("a line");
+    let address: SocketAddr = line
+        .strip_prefix("toolgate demo model listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .parse()
+        .expect("address");
+    assert!(address.ip().is_loopback(), "{address}");
+
+    let body = serde_json::json!({
+        "model": "toolgate-demo-stand-in",
+        "messages": [{"role": "user", "content": "Please export the report for region 3"}],
+        "tools": [{"type": "function", "function": {"name": "export_report",
+            "description": "Export the report as CSV",
+            "parameters": {"type": "object", "properties": {"region": {"type": "number"}}}}}],
+    });
+    let request = http::Request::post("/v1/chat/completions")
+        .header("host", address.to_string())
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::new(Bytes::from(body.to_string())))
+        .expect("request");
+    let answer = harness::send(address, request).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let json: serde_json::Value = serde_json::from_slice(&answer.body).expect("JSON answer");
+    assert_eq!(json["model"], "toolgate-demo-stand-in", "{json}");
+    let call = &json["choices"][0]["message"]["tool_calls"][0]["function"];
+    assert_eq!(call["name"], "export_report", "the stand-in picks the matching tool: {json}");
+
+    let pid = child.id().expect("pid").to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().await.expect("kill").success());
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("exits on SIGTERM")
+        .expect("status");
+    assert!(status.success(), "{status:?}");
 }

@@ -119,6 +119,7 @@ impl Compiler<'_> {
             rule_index,
             redactor: Arc::new(Redactor::new(custom)),
             environment: Arc::clone(&self.environment),
+            groups: document.groups.iter().map(|group| GroupName::new(group.get_ref().as_str())).collect(),
         }
     }
 

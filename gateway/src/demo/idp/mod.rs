@@ -112,7 +112,7 @@ pub enum DevIdpError {
         reason: &'static str,
     },
     /// `auto_sign_in` names no demo user.
-    #[error("`{0}` is not a demo user (alice, bob, carol or dave)")]
+    #[error("`{0}` is not a demo user (alice, bob, carol, dave or erin)")]
     UnknownUser(String),
     /// The signing key could not be generated.
     #[error("cannot create the development OIDC provider's signing key: {0}")]

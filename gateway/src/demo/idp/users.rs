@@ -24,8 +24,14 @@ pub const DEMO_USERS: &[DemoUser] = &[
         email: "bob@demo.example",
         groups: &["finance", "finance-approvers"],
     },
-    DemoUser { id: "carol", name: "Carol Chen", email: "carol@demo.example", groups: &["hr-staff"] },
+    DemoUser {
+        id: "carol",
+        name: "Carol Chen",
+        email: "carol@demo.example",
+        groups: &["hr-staff", "security-auditors"],
+    },
     DemoUser { id: "dave", name: "Dave Dunn", email: "dave@demo.example", groups: &[] },
+    DemoUser { id: "erin", name: "Erin Eriksen", email: "erin@demo.example", groups: &["toolgate-admins"] },
 ];
 
 /// The demo user with this id, if there is one.

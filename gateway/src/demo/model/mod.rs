@@ -215,7 +215,10 @@ impl StandIn {
         };
         let id = format!("chatcmpl-standin{}", self.seen.next_id.fetch_add(1, Ordering::SeqCst));
         if !request.stream {
-            tokio::time::sleep(self.options.first_token_delay).await;
+            // Not even a zero sleep: tokio rounds it up to the next timer tick (about 1 ms).
+            if !self.options.first_token_delay.is_zero() {
+                tokio::time::sleep(self.options.first_token_delay).await;
+            }
             return json(StatusCode::OK, protocol::whole(&request, &answer, &id));
         }
         let events = protocol::events(&request, &answer, &id);

@@ -1,0 +1,69 @@
+//! The Overview page: the sites, traffic and tool decisions over time, pending approvals, the
+//! latest denials and the audit chain's state.
+
+use super::{Context, respond};
+use crate::audit::query::Filter;
+use crate::body::ProxyBody;
+use crate::store::Table;
+use dashboard::{Nav, OverviewData, SiteRow};
+use http::{Response, StatusCode};
+
+/// Denials listed.
+const RECENT_DENIALS: usize = 10;
+/// Records searched backwards for them.
+const DENIAL_WINDOW: u64 = 5_000;
+
+/// `GET /`.
+pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
+    let gateway = context.gateway;
+    let now = crate::clock::unix_now();
+    let site_ids: Vec<String> = gateway.config.sites.iter().map(|site| site.id.to_string()).collect();
+    let (traffic, decisions) = gateway.dashboard.activity.series(&gateway.metrics, &site_ids, now);
+    let requests = gateway.metrics.totals_by("toolgate_requests_total", "site");
+    let sites = gateway
+        .config
+        .sites
+        .iter()
+        .map(|site| SiteRow {
+            id: site.id.to_string(),
+            host: site.host.clone(),
+            upstream: format!("{}://{}", site.upstream.scheme, site.upstream.authority),
+            page_tools: site.page_tools,
+            requests: requests.get(site.id.as_str()).copied().unwrap_or(0.0) as u64,
+        })
+        .collect();
+    let pending_approvals = match context.caller.roles.admin || context.caller.roles.approver {
+        true => {
+            gateway.approvals.pending_for(&context.caller.identity.groups).map_or(0, |pending| pending.len())
+        }
+        false => 0,
+    };
+    let recent_denials = if super::access::allows(context.caller.roles, super::access::Need::Read) {
+        recent_denials(context)
+    } else {
+        Vec::new()
+    };
+    let chain = gateway.dashboard.chain.recent(&gateway.audit).await;
+    let data = OverviewData { sites, traffic, decisions, pending_approvals, recent_denials, chain };
+    respond::page(StatusCode::OK, dashboard::overview(&context.shell(Nav::Overview, None), &data))
+}
+
+/// The newest denials among the last [`DENIAL_WINDOW`] records.
+fn recent_denials(context: &Context<'_>) -> Vec<dashboard::AuditRow> {
+    let store = context.gateway.audit.store();
+    let last = match store.last(Table::Audit) {
+        Ok(Some((key, _))) => u64::from_be_bytes(key.as_slice().try_into().unwrap_or([0; 8])),
+        _ => return Vec::new(),
+    };
+    let filter = Filter { decision: Some("deny".into()), ..Filter::default() };
+    let mut after = last.saturating_sub(DENIAL_WINDOW);
+    let mut found = Vec::new();
+    while let Ok(page) = crate::audit::query::find(store, &filter, after, crate::audit::query::MAX_LIMIT) {
+        found.extend(page.records);
+        match page.next {
+            Some(next) => after = next,
+            None => break,
+        }
+    }
+    found.iter().rev().take(RECENT_DENIALS).map(super::audit_page::row).collect()
+}
