@@ -122,6 +122,19 @@ function element(tag, attributes, children) {
   return node;
 }
 
+/** Why a tool or context is greyed out in the panel's list, in words (the policy's own reasons
+ * pass through as the gateway wrote them). */
+function hiddenReasonLabel(reason) {
+  switch (reason) {
+    case 'pending': return 'waiting for the gateway';
+    case 'disabled': return 'disabled on the page';
+    case 'page_tools_off': return 'page tools are off';
+    case 'session_unavailable': return 'no gateway session';
+    case 'over_limit': return 'over the size limit';
+    default: return String(reason);
+  }
+}
+
 /** A short, first-sentence example prompt from a tool's title or description. */
 function examplePrompt(tool) {
   const description = String(tool.description || '').replace(/\s+/g, ' ').trim();

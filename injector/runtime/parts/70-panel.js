@@ -139,7 +139,7 @@ function createPanel() {
       }
     }
     for (const entry of hiddenEntries) {
-      rows.push({ kind: entry.kind, name: entry.name, reason: hiddenLabel(entry.reason), visible: false });
+      rows.push({ kind: entry.kind, name: entry.name, reason: hiddenReasonLabel(entry.reason), visible: false });
     }
     entriesList.replaceChildren(...rows.map((row) => element('li', {
       class: 'entry', 'data-entry': row.kind, 'data-name': row.name, 'data-visible': String(row.visible),
@@ -167,17 +167,6 @@ function createPanel() {
       notice.removeAttribute('data-code');
     }
     renderExamples(tools, contexts);
-  }
-
-  function hiddenLabel(reason) {
-    switch (reason) {
-      case 'pending': return 'waiting for the gateway';
-      case 'disabled': return 'disabled on the page';
-      case 'page_tools_off': return 'page tools are off';
-      case 'session_unavailable': return 'no gateway session';
-      case 'over_limit': return 'over the size limit';
-      default: return String(reason);
-    }
   }
 
   function showNotice(code, text) {
