@@ -36,18 +36,29 @@ pub enum PolicyLoadError {
 /// Reads and compiles the policy a configuration names (the built-in deny-all policy when it
 /// names none). `check-config`, `policy explain` and the server all load through here.
 pub fn load(config: &Config) -> Result<Policy, PolicyLoadError> {
+    let (text, name) = source_text(config)?;
+    Ok(Policy::parse(&text, &name, &config.site_ids())?)
+}
+
+/// The text of the policy a configuration names, and the name its problems are reported under:
+/// the embedded demo policy, the file's content, or the empty built-in policy.
+pub fn source_text(config: &Config) -> Result<(String, String), PolicyLoadError> {
     match (&config.policy_file, config.embedded_policy) {
-        (_, Some(text)) => Ok(Policy::parse(text, "<embedded policy>", &config.site_ids())?),
-        (Some(path), None) => load_file(path, &config.site_ids()),
-        (None, None) => Ok(Policy::parse("", "<built-in policy>", &config.site_ids())?),
+        (_, Some(text)) => Ok((text.to_owned(), "<embedded policy>".to_owned())),
+        (Some(path), None) => Ok((read_file(path)?, path.display().to_string())),
+        (None, None) => Ok((String::new(), "<built-in policy>".to_owned())),
     }
 }
 
+fn read_file(path: &Path) -> Result<String, PolicyLoadError> {
+    std::fs::read_to_string(path).map_err(|error| PolicyLoadError::Read {
+        path: path.display().to_string(),
+        reason: error.to_string(),
+    })
+}
+
 fn load_file(path: &Path, sites: &[SiteId]) -> Result<Policy, PolicyLoadError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| PolicyLoadError::Read { path: name.clone(), reason: error.to_string() })?;
-    Ok(Policy::parse(&text, &name, sites)?)
+    Ok(Policy::parse(&read_file(path)?, &path.display().to_string(), sites)?)
 }
 
 /// The swappable policy in force.
@@ -150,9 +161,8 @@ impl PolicyHandle {
         match load_file(path, &self.sites()) {
             Ok(policy) => {
                 let rules = policy.rule_ids().count();
-                *self.current.write().unwrap_or_else(PoisonError::into_inner) = policy;
-                self.metrics.policy_reloads.with_label_values(&["applied"]).inc();
-                self.metrics.policy_rules.set(rules as i64);
+                // A file's policy has no stored version (0), so nothing newer can block it.
+                self.install(policy, 0);
                 tracing::info!(file = %path.display(), rules, "policy reloaded");
                 Ok(rules)
             }
@@ -166,8 +176,8 @@ impl PolicyHandle {
     }
 }
 
-/// What identifies a version of the file without reading it.
-fn file_stamp(path: &Path) -> Option<(SystemTime, u64)> {
+/// What identifies a version of a file without reading it: its modification time and size.
+pub(crate) fn file_stamp(path: &Path) -> Option<(SystemTime, u64)> {
     let metadata = std::fs::metadata(path).ok()?;
     Some((metadata.modified().ok()?, metadata.len()))
 }

@@ -132,30 +132,25 @@ pub fn in_force_at_start(config: &Config, store: &Arc<dyn Store>) -> Result<(Pol
         return Ok((policy_reload::load(config)?, 0));
     }
     let versions = PolicyVersions::new(store.clone());
-    if let Some(current) = versions.current()? {
-        let source = format!("<policy version {}>", current.version);
-        return Ok((Policy::parse(&current.text, &source, &config.site_ids())?, current.version));
-    }
-    let seed = match (&config.policy_file, config.embedded_policy) {
-        (_, Some(text)) => text.to_owned(),
-        (Some(path), None) => std::fs::read_to_string(path).map_err(|error| PolicyLoadError::Read {
-            path: path.display().to_string(),
-            reason: error.to_string(),
-        })?,
-        (None, None) => String::new(),
+    let compiled = |stored: PolicyVersion| -> Result<(Policy, u64), PolicyLoadError> {
+        let source = format!("<policy version {}>", stored.version);
+        Ok((Policy::parse(&stored.text, &source, &config.site_ids())?, stored.version))
     };
-    let policy = Policy::parse(&seed, "<policy seed>", &config.site_ids())?;
-    let version = PolicyVersion::new(
-        1,
-        seed,
-        "toolgate",
-        "the policy in force when the dashboard took over",
-        unix_now(),
-    );
-    let bytes = serde_json::to_vec(&version).map_err(|error| StoreError(error.to_string()))?;
-    store.compare_and_swap(Table::PolicyVersions, &1u64.to_be_bytes(), None, Some(&bytes))?;
-    store.flush()?;
-    Ok((policy, 1))
+    if let Some(current) = versions.current()? {
+        return compiled(current);
+    }
+    let (seed, name) = policy_reload::source_text(config)?;
+    let policy = Policy::parse(&seed, &name, &config.site_ids())?;
+    let comment = "the policy in force when the dashboard took over";
+    match versions.save(0, &seed, "toolgate", comment, unix_now()) {
+        Ok(_) => Ok((policy, 1)),
+        // Another replica seeded the store first: its version is the one in force.
+        Err(SaveError::Conflict { .. }) => versions.current()?.map_or_else(
+            || Err(PolicyLoadError::Store(StoreError("the seeded policy version vanished".into()))),
+            compiled,
+        ),
+        Err(SaveError::Store(error)) => Err(error.into()),
+    }
 }
 
 fn decode(bytes: &[u8]) -> Result<PolicyVersion, StoreError> {

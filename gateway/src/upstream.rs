@@ -118,19 +118,27 @@ pub fn client_tls_config() -> rustls::ClientConfig {
 
 /// The one crypto provider of the whole binary (aws-lc-rs), shared with the TLS listener.
 pub fn crypto_provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
-    std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider())
+    static PROVIDER: std::sync::LazyLock<std::sync::Arc<rustls::crypto::CryptoProvider>> =
+        std::sync::LazyLock::new(|| std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    PROVIDER.clone()
 }
 
-/// The operating system's certificate roots (`SSL_CERT_FILE`/`SSL_CERT_DIR` are honoured).
-pub(crate) fn system_roots() -> rustls::RootCertStore {
-    let mut roots = rustls::RootCertStore::empty();
-    let found = rustls_native_certs::load_native_certs();
-    for error in &found.errors {
-        tracing::warn!(error = %error, "could not read some system certificate roots");
-    }
-    let (added, ignored) = roots.add_parsable_certificates(found.certs);
-    tracing::debug!(added, ignored, "loaded system certificate roots for upstream TLS");
-    roots
+/// The operating system's certificate roots (`SSL_CERT_FILE`/`SSL_CERT_DIR` are honoured), read
+/// once per process: every client (sites, the model, the identity provider) and every
+/// configuration reload shares them; a changed system store takes a restart.
+pub(crate) fn system_roots() -> std::sync::Arc<rustls::RootCertStore> {
+    static ROOTS: std::sync::LazyLock<std::sync::Arc<rustls::RootCertStore>> =
+        std::sync::LazyLock::new(|| {
+            let mut roots = rustls::RootCertStore::empty();
+            let found = rustls_native_certs::load_native_certs();
+            for error in &found.errors {
+                tracing::warn!(error = %error, "could not read some system certificate roots");
+            }
+            let (added, ignored) = roots.add_parsable_certificates(found.certs);
+            tracing::debug!(added, ignored, "loaded system certificate roots for upstream TLS");
+            std::sync::Arc::new(roots)
+        });
+    ROOTS.clone()
 }
 
 /// Maps a client error to the reason the user and the metrics see.

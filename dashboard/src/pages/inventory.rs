@@ -121,11 +121,8 @@ fn row(html: &mut Html, shell: &Shell, data: &InventoryData, site: &str, entry: 
             .raw(entry.kind.as_str())
             .raw("\"><input type=\"hidden\" name=\"name\" value=\"")
             .text(&entry.name)
-            .raw("\"><fieldset><legend>Write a policy rule</legend><label>For <select name=\"group\">")
-            .raw("<option value=\"\" selected>everyone</option>");
-        for group in &data.groups {
-            html.raw("<option value=\"").text(group).raw("\">").text(group).raw("</option>");
-        }
+            .raw("\"><fieldset><legend>Write a policy rule</legend><label>For <select name=\"group\">");
+        super::options(html, "everyone", &data.groups, "");
         html.raw("</select></label> ");
         let effects: &[(&str, &str)] = match entry.kind {
             EntryKind::Tool => &[("allow", "Allow"), ("approve", "Approve"), ("deny", "Deny")],

@@ -11,6 +11,7 @@ use super::sse::{EventSender, TurnEvent};
 use super::turns::{Owner, ToolOutcome};
 use crate::approvals::{self, ApprovalState, Approvals, Binding};
 use crate::audit::AuditLog;
+use crate::audit::chain::hex;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::form_enforcement::GatedForms;
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
@@ -379,10 +380,6 @@ fn integral_numbers(value: serde_json::Value) -> serde_json::Value {
         }
         other => other,
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]

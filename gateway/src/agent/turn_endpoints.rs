@@ -10,6 +10,7 @@ use super::sse::{self, TurnEvent, Withheld};
 use super::turn::{self, TurnContext};
 use super::turns::{Owner, Refusal, ToolOutcome};
 use super::{ApiError, Caller, csrf, json};
+use crate::audit::chain::hex;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{IdleTimeout, ProxyBody};
 use crate::config::Site;
@@ -243,8 +244,4 @@ fn exposure_event(
         "withheld": prepared.withheld.iter().map(|(kind, name, _)| format!("{kind}:{name}")).collect::<Vec<_>>(),
     }));
     event
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

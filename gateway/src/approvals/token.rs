@@ -4,6 +4,7 @@
 //! Verification is constant time (aws-lc-rs `hmac::verify`).
 
 use super::record::Binding;
+use crate::audit::chain::hex;
 use aws_lc_rs::hmac;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -88,10 +89,6 @@ fn tag_input(id: &str, binding: &Binding) -> Vec<u8> {
     }
     input.extend_from_slice(&binding.expires_at.to_be_bytes());
     input
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -186,9 +186,6 @@ impl Store for FailingDisk {
     fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError> {
         self.inner.delete_below(table, below)
     }
-    fn export_to(&self, directory: &std::path::Path) -> Result<(), StoreError> {
-        self.inner.export_to(directory)
-    }
 }
 
 #[tokio::test]

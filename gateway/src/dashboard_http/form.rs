@@ -40,7 +40,7 @@ impl Form {
 
     /// The first value of `name`.
     pub(super) fn get(&self, name: &str) -> Option<&str> {
-        self.fields.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+        crate::sso::login::param(&self.fields, name)
     }
 
     /// The first value of `name`, or "".

@@ -51,24 +51,13 @@ pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Noti
 /// `POST /inventory/rule`: `site`, `kind`, `name`, `group` ("" = everyone), `effect`.
 pub(super) async fn write_rule(context: &Context<'_>, form: &Form) -> Response<ProxyBody> {
     let Some(versions) = context.gateway.policy_versions.as_ref() else {
-        return respond::error(
-            StatusCode::CONFLICT,
-            "Managed elsewhere",
-            "This policy comes from a file; edit the file.",
-        );
+        return policies::managed_elsewhere();
     };
-    let kind = match form.text("kind") {
-        "tool" => dashboard::EntryKind::Tool,
-        "context" => dashboard::EntryKind::Context,
-        _ => return respond::error(StatusCode::BAD_REQUEST, "Unknown kind", "Pick a tool or a context."),
+    let Some(kind) = dashboard::EntryKind::parse(form.text("kind")) else {
+        return respond::error(StatusCode::BAD_REQUEST, "Unknown kind", "Pick a tool or a context.");
     };
-    let effect = match form.text("effect") {
-        "allow" => Effect::Allow,
-        "approve" => Effect::Approve,
-        "deny" => Effect::Deny,
-        _ => {
-            return respond::error(StatusCode::BAD_REQUEST, "Unknown effect", "Pick allow, approve or deny.");
-        }
+    let Some(effect) = Effect::parse(form.text("effect")) else {
+        return respond::error(StatusCode::BAD_REQUEST, "Unknown effect", "Pick allow, approve or deny.");
     };
     let site = form.text("site");
     if !context.gateway.config.sites.iter().any(|known| known.id.as_str() == site) {
@@ -94,7 +83,7 @@ pub(super) async fn write_rule(context: &Context<'_>, form: &Form) -> Response<P
         rule.name,
         rule.group.as_deref().unwrap_or("everyone")
     );
-    match policies::apply(context, &text, current.version, &comment, "inventory_rule").await {
+    match policies::apply(context, versions, &text, current.version, &comment, "inventory_rule").await {
         Ok(version) => respond::see_other(&format!("/inventory?written={}", version.version)),
         Err(Refusal::Invalid(problems)) => {
             let message = format!(

@@ -77,7 +77,7 @@ impl Context<'_> {
     }
 
     fn param(&self, name: &str) -> &str {
-        self.query.iter().find(|(key, _)| key == name).map_or("", |(_, value)| value.as_str())
+        sso::login::param(&self.query, name).unwrap_or("")
     }
 
     fn actor(&self, kind: EventKind) -> AuditEvent {
@@ -119,10 +119,9 @@ pub async fn handle(
             return respond::proxy_error(crate::errors::ProxyError::SsoUnavailable, request_id);
         }
         Err(SessionFailure::Missing) => {
-            let scheme = if secure { "https" } else { "http" };
-            let authority = forwarding::request_authority(&request).unwrap_or_default();
+            let origin = sso::login::request_origin(&request, secure).unwrap_or_default();
             let target = request.uri().path_and_query().map_or("/", |path| path.as_str());
-            let here = format!("{scheme}://{authority}{target}");
+            let here = format!("{origin}{target}");
             return match sso::login::login_redirect(sso, request.headers(), request.method(), &here, secure) {
                 Ok(redirect) => redirect,
                 Err(error) => respond::proxy_error(error, request_id),
@@ -146,14 +145,13 @@ pub async fn handle(
     let csrf = sso.keys.csrf_token(&access::csrf_binding(&session.id));
     let logout_csrf = sso.keys.csrf_token(&session.id);
     let caller = Caller { identity, roles, csrf, logout_csrf };
-    let query = request
-        .uri()
-        .query()
-        .map_or_else(Vec::new, |query| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect());
+    let query = sso::login::query_pairs(&request);
     let context = Context { gateway, caller: &caller, request_id, query };
     let method = request.method().clone();
     if method == Method::POST {
-        if !respond::same_origin(&request, secure) {
+        // Unlike sign-out, a form with neither `Origin` nor `Referer` is refused: browsers send
+        // `Origin` on every form POST, so its absence means something else built the request.
+        if !sso::login::same_origin_request(&request, secure, false) {
             return respond::csrf_refused(&caller.identity.user);
         }
         let form = match Form::read(request, gateway.config.timeouts.body_idle).await {

@@ -1,6 +1,7 @@
 //! The Overview page: the sites, traffic and tool decisions over time, pending approvals, the
 //! latest denials and the audit chain's state.
 
+use super::access::{Need, allows};
 use super::{Context, respond};
 use crate::audit::query::Filter;
 use crate::body::ProxyBody;
@@ -32,17 +33,13 @@ pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
             requests: requests.get(site.id.as_str()).copied().unwrap_or(0.0) as u64,
         })
         .collect();
-    let pending_approvals = match context.caller.roles.admin || context.caller.roles.approver {
-        true => {
-            gateway.approvals.pending_for(&context.caller.identity.groups).map_or(0, |pending| pending.len())
-        }
-        false => 0,
-    };
-    let recent_denials = if super::access::allows(context.caller.roles, super::access::Need::Read) {
-        recent_denials(context)
+    let pending_approvals = if allows(context.caller.roles, Need::Approve) {
+        gateway.approvals.pending_for(&context.caller.identity.groups).map_or(0, |pending| pending.len())
     } else {
-        Vec::new()
+        0
     };
+    let recent_denials =
+        if allows(context.caller.roles, Need::Read) { recent_denials(context) } else { Vec::new() };
     let chain = gateway.dashboard.chain.recent(&gateway.audit).await;
     let data = OverviewData { sites, traffic, decisions, pending_approvals, recent_denials, chain };
     respond::page(StatusCode::OK, dashboard::overview(&context.shell(Nav::Overview, None), &data))

@@ -99,13 +99,9 @@ pub(super) async fn submit(context: &Context<'_>, form: &Form) -> Response<Proxy
         preview,
         notice,
     };
-    if !context.gateway.config.policy_in_store {
-        return respond::error(
-            StatusCode::CONFLICT,
-            "Managed elsewhere",
-            "This policy comes from a file; edit the file.",
-        );
-    }
+    let Some(versions) = context.gateway.policy_versions.as_ref() else {
+        return managed_elsewhere();
+    };
     if !save {
         return match compile(context, &draft) {
             Err(problems) => {
@@ -119,7 +115,7 @@ pub(super) async fn submit(context: &Context<'_>, form: &Form) -> Response<Proxy
             }
         };
     }
-    match apply(context, &draft, base_version, form.text("comment"), "dashboard_edit").await {
+    match apply(context, versions, &draft, base_version, form.text("comment"), "dashboard_edit").await {
         Ok(version) => respond::see_other(&format!("/policies?saved={}", version.version)),
         Err(Refusal::Invalid(problems)) => {
             page(context, Some(outcome(StatusCode::UNPROCESSABLE_ENTITY, problems, None, None))).await
@@ -134,12 +130,8 @@ pub(super) async fn submit(context: &Context<'_>, form: &Form) -> Response<Proxy
 
 /// `POST /policies/rollback`: the text of an earlier version becomes the newest version.
 pub(super) async fn roll_back(context: &Context<'_>, form: &Form) -> Response<ProxyBody> {
-    let Some(versions) = versions(context) else {
-        return respond::error(
-            StatusCode::CONFLICT,
-            "Managed elsewhere",
-            "This policy comes from a file; edit the file.",
-        );
+    let Some(versions) = context.gateway.policy_versions.as_ref() else {
+        return managed_elsewhere();
     };
     let Ok(wanted) = form.text("version").parse::<u64>() else {
         return respond::error(
@@ -160,7 +152,7 @@ pub(super) async fn roll_back(context: &Context<'_>, form: &Form) -> Response<Pr
         _ => return unavailable(),
     };
     let comment = format!("rollback to version {wanted}: {}", form.text("comment"));
-    match apply(context, &old.text, current.version, &comment, "rollback").await {
+    match apply(context, versions, &old.text, current.version, &comment, "rollback").await {
         Ok(version) => respond::see_other(&format!("/policies?saved={}", version.version)),
         Err(Refusal::Invalid(problems)) => respond::error(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -210,13 +202,12 @@ pub(super) enum Refusal {
 /// Compiles, stores, puts in force and audits `text` as the version after `base`.
 pub(super) async fn apply(
     context: &Context<'_>,
+    versions: &PolicyVersions,
     text: &str,
     base: u64,
     comment: &str,
     reason: &str,
 ) -> Result<PolicyVersion, Refusal> {
-    let versions =
-        versions(context).ok_or_else(|| Refusal::Stale("this policy is managed in a file".into()))?;
     let compiled = match compile(context, text) {
         Ok(compiled) => compiled,
         Err(problems) => {
@@ -265,6 +256,11 @@ fn versions(context: &Context<'_>) -> Option<PolicyVersions> {
     context.gateway.policy_versions.clone()
 }
 
+/// The refusal of an edit when the policy is managed in a file.
+pub(super) fn managed_elsewhere() -> Response<ProxyBody> {
+    respond::error(StatusCode::CONFLICT, "Managed elsewhere", "This policy comes from a file; edit the file.")
+}
+
 fn current(versions: &Option<PolicyVersions>) -> Result<Option<PolicyVersion>, crate::store::StoreError> {
     Ok(versions.as_ref().map(PolicyVersions::current).transpose()?.flatten())
 }
@@ -280,12 +276,7 @@ fn current_text(context: &Context<'_>) -> String {
 
 /// The policy text when the store does not hold it: the file as it is now, or the embedded text.
 fn text_outside_store(context: &Context<'_>) -> String {
-    let config = &context.gateway.config;
-    match (&config.policy_file, config.embedded_policy) {
-        (_, Some(text)) => text.to_owned(),
-        (Some(path), None) => std::fs::read_to_string(path).unwrap_or_default(),
-        (None, None) => String::new(),
-    }
+    crate::policy_reload::source_text(&context.gateway.config).map(|(text, _)| text).unwrap_or_default()
 }
 
 fn source(context: &Context<'_>, version: u64) -> PolicySource {

@@ -5,7 +5,7 @@
 use crate::body::{self, ProxyBody};
 use crate::errors::{ProxyError, error_response};
 use crate::request_id::RequestId;
-use http::{HeaderValue, Request, Response, StatusCode, header};
+use http::{HeaderValue, Response, StatusCode, header};
 
 /// No scripts, no plugins, no framing; forms post only to the dashboard itself.
 const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; \
@@ -107,20 +107,4 @@ pub(super) fn csrf_refused(user: &str) -> Response<ProxyBody> {
 /// A failure the proxy's error pages describe (sign-in unavailable, …).
 pub(super) fn proxy_error(error: ProxyError, request_id: &RequestId) -> Response<ProxyBody> {
     error_response(error, None, request_id.as_str())
-}
-
-/// Whether a POST comes from the dashboard's own pages: `Origin` (else `Referer`) must name
-/// this origin. Unlike sign-out, a form with neither is refused: browsers send `Origin` on
-/// every form POST, so its absence means something else built the request.
-pub(super) fn same_origin<B>(request: &Request<B>, secure: bool) -> bool {
-    let Some(authority) = crate::forwarding::request_authority(request) else { return false };
-    let expected = format!("{}://{}", if secure { "https" } else { "http" }, authority.to_ascii_lowercase());
-    let headers = request.headers();
-    if let Some(origin) = headers.get(header::ORIGIN).and_then(|value| value.to_str().ok()) {
-        return origin.eq_ignore_ascii_case(&expected);
-    }
-    headers
-        .get(header::REFERER)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|referer| referer.to_ascii_lowercase().starts_with(&format!("{expected}/")))
 }

@@ -8,6 +8,7 @@
 use super::{ApiError, authenticate, calls, request, response, site_scope, stream};
 use crate::agent::turns::{Owner, Refusal};
 use crate::audit::AuditLog;
+use crate::audit::chain::hex;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{IdleTimeout, ProxyBody};
 use crate::llm::{ChatResponse, LlmClient, LlmError, Usage};
@@ -261,8 +262,4 @@ fn exposure_event(
         "withheld": prepared.withheld.iter().map(|(name, _)| format!("tool:{name}")).collect::<Vec<_>>(),
     }));
     event
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

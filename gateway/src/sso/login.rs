@@ -317,7 +317,7 @@ async fn logout(
     request: Request<Incoming>,
     secure: bool,
 ) -> Result<Response<ProxyBody>, ProxyError> {
-    let origin_ok = same_origin_request(&request, secure);
+    let origin_ok = same_origin_request(&request, secure, true);
     let (parts, body) = request.into_parts();
     let form = Limited::new(body, MAX_FORM).collect().await.map_err(|_| ProxyError::BadRequest)?.to_bytes();
     let token = url::form_urlencoded::parse(&form)
@@ -369,14 +369,14 @@ fn oidc_failure(error: OidcError) -> ProxyError {
 }
 
 /// `scheme://host[:port]` as the browser addressed this request (for the `Origin` check only).
-fn request_origin<B>(request: &Request<B>, secure: bool) -> Option<String> {
+pub(crate) fn request_origin<B>(request: &Request<B>, secure: bool) -> Option<String> {
     let authority = forwarding::request_authority(request)?;
     Some(format!("{}://{}", if secure { "https" } else { "http" }, authority.to_ascii_lowercase()))
 }
 
 /// State-changing requests must come from this origin's own pages when the browser says where
-/// they come from (`Origin`, else `Referer`).
-fn same_origin_request<B>(request: &Request<B>, secure: bool) -> bool {
+/// they come from (`Origin`, else `Referer`); with neither, `unsaid_ok` decides.
+pub(crate) fn same_origin_request<B>(request: &Request<B>, secure: bool, unsaid_ok: bool) -> bool {
     let Some(expected) = request_origin(request, secure) else { return false };
     let headers = request.headers();
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|value| value.to_str().ok()) {
@@ -385,17 +385,17 @@ fn same_origin_request<B>(request: &Request<B>, secure: bool) -> bool {
     if let Some(referer) = headers.get(header::REFERER).and_then(|value| value.to_str().ok()) {
         return referer.to_ascii_lowercase().starts_with(&format!("{expected}/"));
     }
-    true
+    unsaid_ok
 }
 
-fn query_pairs<B>(request: &Request<B>) -> Vec<(String, String)> {
+pub(crate) fn query_pairs<B>(request: &Request<B>) -> Vec<(String, String)> {
     request
         .uri()
         .query()
         .map_or_else(Vec::new, |query| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect())
 }
 
-fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     pairs.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
 }
 

@@ -1,4 +1,4 @@
-//! Shared state behind one trait: sessions, pending logins and one-time handoff tickets now;
+//! Shared state behind one trait: sessions, pending logins and one-time handoff tickets,
 //! the tool inventory, the audit log, approvals and policy versions. The embedded sled store
 //! serves one replica; a shared database can implement the same trait to serve several.
 //!
@@ -110,7 +110,4 @@ pub trait Store: Send + Sync + 'static {
     fn last(&self, table: Table) -> Result<Option<Entry>, StoreError>;
     /// Removes every record with a key `< below`; returns how many.
     fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError>;
-    /// A consistent copy of everything (`backup::walk`), written to `directory`, which must not
-    /// hold a store yet (backups of a stopped store).
-    fn export_to(&self, directory: &std::path::Path) -> Result<(), StoreError>;
 }

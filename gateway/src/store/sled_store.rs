@@ -118,16 +118,6 @@ impl Store for SledStore {
         tree.apply_batch(batch).map_err(failure)?;
         Ok(removed)
     }
-
-    fn export_to(&self, directory: &Path) -> Result<(), StoreError> {
-        // Not sled's own `export`: its iterators are live (no snapshot) and panic on I/O errors.
-        let copy = Self::create_new(directory)?;
-        let mut importer = super::backup::Importer::new(&copy);
-        super::backup::walk(self, &mut |item| importer.accept(item))
-            .and_then(|_| importer.finish())
-            .map(drop)
-            .map_err(|error| StoreError(error.to_string()))
-    }
 }
 
 fn failure(error: sled::Error) -> StoreError {

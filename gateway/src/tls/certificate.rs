@@ -90,9 +90,6 @@ pub(super) fn load_pair(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsErro
 }
 
 fn stamp(cert: &Path, key: &Path) -> Option<Stamp> {
-    let one = |path: &Path| -> Option<(SystemTime, u64)> {
-        let metadata = std::fs::metadata(path).ok()?;
-        Some((metadata.modified().ok()?, metadata.len()))
-    };
-    Some([one(cert)?, one(key)?])
+    use crate::policy_reload::file_stamp;
+    Some([file_stamp(cert)?, file_stamp(key)?])
 }

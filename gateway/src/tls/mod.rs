@@ -96,9 +96,18 @@ pub fn check(config: &Config) -> Vec<TlsError> {
 
 /// A certificate chain (leaf first) from a PEM file; at least one certificate.
 pub(crate) fn load_chain(key: &str, path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    load_certificates(key, "certificates", path)
+}
+
+/// Every certificate of a PEM file, at least one; `what` names them in errors.
+pub(crate) fn load_certificates(
+    key: &str,
+    what: &'static str,
+    path: &Path,
+) -> Result<Vec<CertificateDer<'static>>, TlsError> {
     let failure = |reason: String| TlsError::File {
         key: key.to_owned(),
-        what: "certificates",
+        what,
         path: path.display().to_string(),
         reason,
     };

@@ -3,10 +3,8 @@
 //! public CA as well, put it in the bundle), and an optional client certificate for upstreams
 //! that require mutual TLS. Sites without the table use `upstream::client_tls_config()`.
 
-use super::{TlsError, load_chain, load_key};
+use super::{TlsError, load_certificates, load_chain, load_key};
 use crate::config::{SiteId, UpstreamTls};
-use rustls_pki_types::CertificateDer;
-use rustls_pki_types::pem::PemObject;
 use std::path::Path;
 
 /// The rustls client configuration for a site with `[sites.<id>.tls]`; reads every file it
@@ -32,24 +30,19 @@ pub fn client_config(site: &SiteId, tls: &UpstreamTls) -> Result<rustls::ClientC
 
 /// Every certificate of a PEM bundle as a trust anchor. A bundle with a certificate that cannot
 /// be used is refused whole: a silently skipped CA would surface later as an upstream outage.
-fn ca_bundle(key: &str, path: &Path) -> Result<rustls::RootCertStore, TlsError> {
+fn ca_bundle(key: &str, path: &Path) -> Result<std::sync::Arc<rustls::RootCertStore>, TlsError> {
     let failure = |reason: String| TlsError::File {
         key: key.to_owned(),
         what: "CA certificates",
         path: path.display().to_string(),
         reason,
     };
-    let certificates: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-        .and_then(|certificates| certificates.collect::<Result<_, _>>())
-        .map_err(|error| failure(error.to_string()))?;
-    if certificates.is_empty() {
-        return Err(failure("no certificate found".into()));
-    }
+    let certificates = load_certificates(key, "CA certificates", path)?;
     let mut roots = rustls::RootCertStore::empty();
     for (index, certificate) in certificates.into_iter().enumerate() {
         roots
             .add(certificate)
             .map_err(|error| failure(format!("certificate {} is not usable: {error}", index + 1)))?;
     }
-    Ok(roots)
+    Ok(std::sync::Arc::new(roots))
 }

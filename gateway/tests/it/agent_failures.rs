@@ -81,6 +81,19 @@ fn turn_request(csrf: &str, message: &str) -> Request<Full<Bytes>> {
         .expect("request")
 }
 
+/// Tries to start a turn until one starts (200) or `deadline`; the last status seen.
+async fn status_of_a_new_turn_by(address: SocketAddr, csrf: &str, deadline: tokio::time::Instant) -> u16 {
+    loop {
+        let (response, connection) = open_turn(address, csrf, "Hello again").await;
+        let status = response.status().as_u16();
+        connection.abort();
+        if status == 200 || tokio::time::Instant::now() >= deadline {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Opens a turn on its own connection; aborting the returned task closes the socket, as a
 /// browser does when the page goes away.
 async fn open_turn(
@@ -247,17 +260,11 @@ async fn leave_mid_turn(options: StandInOptions, leave_after: &str) {
     }
 
     // The user's only turn slot is free again.
-    let mut status = 0;
-    while tokio::time::Instant::now() < deadline {
-        let (response, connection) = open_turn(address, &setup.csrf, "Hello again").await;
-        status = response.status().as_u16();
-        connection.abort();
-        if status == 200 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(status, 200, "a new turn starts once the old one is gone");
+    assert_eq!(
+        status_of_a_new_turn_by(address, &setup.csrf, deadline).await,
+        200,
+        "a new turn starts once the old one is gone"
+    );
     setup.gateway.stop().await;
 }
 
@@ -276,17 +283,11 @@ async fn a_browser_that_leaves_while_its_tool_runs_frees_the_turn_slot() {
     drop(body);
     connection.abort();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    let mut status = 0;
-    while tokio::time::Instant::now() < deadline {
-        let (response, connection) = open_turn(address, &setup.csrf, "Hello again").await;
-        status = response.status().as_u16();
-        connection.abort();
-        if status == 200 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(status, 200, "a new turn starts once the old one is gone");
+    assert_eq!(
+        status_of_a_new_turn_by(address, &setup.csrf, deadline).await,
+        200,
+        "a new turn starts once the old one is gone"
+    );
     setup.gateway.stop().await;
 }
 

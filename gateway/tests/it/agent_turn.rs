@@ -45,7 +45,7 @@ fn post(host: &str, path: &str, csrf: &str, body: &Value) -> Request<Full<Bytes>
 
 /// Reads SSE events from a streaming response until `done` (or the stream ends); `on_event`
 /// may act on each one (e.g. post a tool result).
-async fn events(
+pub(crate) async fn events(
     response: http::Response<hyper::body::Incoming>,
     mut on_event: impl AsyncFnMut(&Value),
 ) -> Vec<Value> {

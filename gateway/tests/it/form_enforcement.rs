@@ -14,7 +14,7 @@ use bytes::Bytes;
 use gateway::demo::model::{StandIn, StandInOptions};
 use gateway::shutdown::Shutdown;
 use http::Request;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -79,42 +79,31 @@ async fn approved_call(address: std::net::SocketAddr) -> Approved {
     });
     let response = harness::open(address, api("/.toolgate/agent/turn", &csrf, &turn)).await;
     assert_eq!(response.status(), 200);
-    let mut body = response.into_body();
-    let (mut buffer, mut turn_id) = (String::new(), String::new());
-    while let Some(frame) = body.frame().await {
-        let Ok(data) = frame.expect("stream frame").into_data() else { continue };
-        buffer.push_str(&String::from_utf8_lossy(&data));
-        while let Some(end) = buffer.find("\n\n") {
-            let message: String = buffer.drain(..end + 2).collect();
-            let Some(data) = message.lines().find_map(|line| line.strip_prefix("data: ")) else { continue };
-            let event: Value = serde_json::from_str(data).expect("event JSON");
-            match event["event"].as_str() {
-                Some("started") => turn_id = event["turn_id"].as_str().unwrap_or_default().to_owned(),
-                Some("approval_required") => {
-                    let id = event["approval_id"].as_str().expect("approval id");
-                    let path = format!("/.toolgate/agent/approvals/{id}");
-                    let decided = send(address, api(&path, &csrf, &json!({"approve": true}))).await;
-                    assert_eq!(decided.status, 200, "{}", decided.text());
-                }
-                Some("tool_call") => {
-                    let answer = json!({"turn_id": turn_id, "call_id": event["call_id"], "ok": true,
-                                        "result": {"submitted": true}});
-                    send(address, api("/.toolgate/agent/result", &csrf, &answer)).await;
-                    return Approved {
-                        call_id: event["call_id"].as_str().expect("call id").to_owned(),
-                        token: event["approval_token"]
-                            .as_str()
-                            .expect("an approved call has a token")
-                            .to_owned(),
-                        args: event["args"].clone(),
-                    };
-                }
-                Some("error" | "done" | "tool_denied") => panic!("no approved call: {event}"),
-                _ => {}
-            }
+    let mut turn_id = String::new();
+    let mut approved = None;
+    crate::agent_turn::events(response, async |event: &Value| match event["event"].as_str() {
+        Some("started") => turn_id = event["turn_id"].as_str().unwrap_or_default().to_owned(),
+        Some("approval_required") => {
+            let id = event["approval_id"].as_str().expect("approval id");
+            let path = format!("/.toolgate/agent/approvals/{id}");
+            let decided = send(address, api(&path, &csrf, &json!({"approve": true}))).await;
+            assert_eq!(decided.status, 200, "{}", decided.text());
         }
-    }
-    panic!("the turn ended without a tool call")
+        Some("tool_call") if approved.is_none() => {
+            let answer = json!({"turn_id": turn_id, "call_id": event["call_id"], "ok": true,
+                                "result": {"submitted": true}});
+            send(address, api("/.toolgate/agent/result", &csrf, &answer)).await;
+            approved = Some(Approved {
+                call_id: event["call_id"].as_str().expect("call id").to_owned(),
+                token: event["approval_token"].as_str().expect("an approved call has a token").to_owned(),
+                args: event["args"].clone(),
+            });
+        }
+        Some("error" | "tool_denied") => panic!("no approved call: {event}"),
+        _ => {}
+    })
+    .await;
+    approved.expect("the turn ended without a tool call")
 }
 
 fn urlencoded(fields: &[(&str, &str)]) -> String {

@@ -13,16 +13,24 @@ pub(super) fn escape(value: &str) -> Cow<'_, str> {
     }
     let mut escaped = String::with_capacity(value.len() + 16);
     for character in value.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            other => escaped.push(other),
+        match markup_reference(character) {
+            Some(reference) => escaped.push_str(reference),
+            None => escaped.push(character),
         }
     }
     Cow::Owned(escaped)
+}
+
+/// The character reference for a character that means something in markup.
+fn markup_reference(character: char) -> Option<&'static str> {
+    match character {
+        '&' => Some("&amp;"),
+        '<' => Some("&lt;"),
+        '>' => Some("&gt;"),
+        '"' => Some("&quot;"),
+        '\'' => Some("&#39;"),
+        _ => None,
+    }
 }
 
 /// Escapes text for a generated attribute value, as pure ASCII.
@@ -33,12 +41,11 @@ pub(super) fn escape(value: &str) -> Cow<'_, str> {
 pub(super) fn escape_to_ascii(value: &str) -> String {
     let mut escaped = String::with_capacity(value.len() + 16);
     for character in value.chars() {
+        if let Some(reference) = markup_reference(character) {
+            escaped.push_str(reference);
+            continue;
+        }
         match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
             control if control.is_control() => escaped.push(' '),
             ascii if ascii.is_ascii() => escaped.push(ascii),
             other => escaped.push_str(&format!("&#x{:X};", u32::from(other))),
