@@ -10,84 +10,24 @@ mod card;
 mod custom;
 mod email;
 pub mod entities;
+pub(crate) mod finding;
 mod iban;
+mod kind;
+pub(crate) mod normalize;
 mod phone;
+mod placeholders;
 mod ssn;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 pub use custom::CustomRecognizer;
-
-use crate::ids::RedactorName;
-
-/// A kind of personal data, and the name of its placeholder.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RedactionKind {
-    /// Email addresses → `[email]`.
-    Email,
-    /// Phone numbers → `[phone]`.
-    Phone,
-    /// IBANs (mod-97 checked) → `[iban]`.
-    Iban,
-    /// Payment card numbers (Luhn checked) → `[card]`.
-    Card,
-    /// US Social Security numbers (range checked) → `[ssn]`.
-    Ssn,
-    /// An admin `[[redactor]]` → `[<name>]`.
-    Custom(RedactorName),
-}
-
-impl RedactionKind {
-    /// The built-in kinds.
-    pub const BUILTIN: [RedactionKind; 5] = [Self::Email, Self::Phone, Self::Iban, Self::Card, Self::Ssn];
-
-    /// The kind's name, as written in `redact = [...]` and in the placeholder.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Email => "email",
-            Self::Phone => "phone",
-            Self::Iban => "iban",
-            Self::Card => "card",
-            Self::Ssn => "ssn",
-            Self::Custom(name) => name.as_str(),
-        }
-    }
-}
-
-impl fmt::Display for RedactionKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for RedactionKind {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl FromStr for RedactionKind {
-    type Err = std::convert::Infallible;
-
-    /// Built-in names map to their kind; any other name is taken as a custom redactor (the policy
-    /// loader checks that it is declared).
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Ok(match name {
-            "email" => Self::Email,
-            "phone" => Self::Phone,
-            "iban" => Self::Iban,
-            "card" => Self::Card,
-            "ssn" => Self::Ssn,
-            other => Self::Custom(RedactorName::new(other)),
-        })
-    }
-}
+pub use kind::RedactionKind;
+pub use placeholders::Placeholders;
 
 /// The kinds to redact for one (subject, site): a small sorted set.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
