@@ -25,6 +25,17 @@ pub(crate) struct Document {
     pub(crate) rules: Vec<Spanned<RuleDocument>>,
     #[serde(default, rename = "redactor")]
     pub(crate) redactors: Vec<RedactorDocument>,
+    /// `[redaction]`: how the built-in recognizers read text.
+    #[serde(default)]
+    pub(crate) redaction: Option<RedactionDocument>,
+}
+
+/// `[redaction]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RedactionDocument {
+    /// ISO 3166 regions whose national phone formats are read (numbers with `+` always are).
+    pub(crate) phone_regions: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `[defaults]`.

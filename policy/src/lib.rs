@@ -32,7 +32,7 @@ pub use explain::{ConditionCheck, ConditionOutcome, DecidedBy, Explanation, Prin
 pub use glob::{Glob, GlobError};
 pub use ids::{ContextName, GroupName, RedactorName, RuleId, SiteId, ToolName, UserId};
 pub use model::{ConsequentialHint, Effect, List};
-pub use redact::{Redacted, RedactionKind, RedactionSet, Redactor};
+pub use redact::{Counts, Placeholders, Redacted, RedactionKind, RedactionSet, Redactor};
 pub use subject::{Subject, ToolAnnotations, ToolRef, ToolSource};
 pub use view::PolicyView;
 

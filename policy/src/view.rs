@@ -23,7 +23,7 @@ use crate::evaluate;
 use crate::explain::{ConditionOutcome, Explanation};
 use crate::ids::{ContextName, SiteId};
 use crate::model::{Compiled, Effect};
-use crate::redact::{Redacted, RedactionSet};
+use crate::redact::{Counts, Placeholders, Redacted, RedactionSet};
 use crate::subject::{Subject, ToolRef};
 
 /// The policy for one subject on one site.
@@ -142,9 +142,15 @@ impl PolicyView {
         &self.redactions
     }
 
-    /// Redacts `text` (a context, a tool result, a user message) with this view's set.
-    pub fn redact(&self, text: &str) -> Redacted {
-        self.compiled.redactor.redact(text, &self.redactions)
+    /// Redacts `text` (a context, a tool result, a user message) with this view's set, numbering
+    /// placeholders in `scope` (one scope per turn or per `/v1` request).
+    pub fn redact(&self, text: &str, scope: &mut Placeholders) -> Redacted {
+        self.compiled.redactor.redact_in(text, &self.redactions, scope)
+    }
+
+    /// Redacts every string inside `value` (a tool result, an input schema) with this view's set.
+    pub fn redact_json(&self, value: &mut serde_json::Value, scope: &mut Placeholders) -> Counts {
+        self.compiled.redactor.redact_json(value, &self.redactions, scope)
     }
 
     pub(crate) fn applies(&self, rule: usize) -> bool {

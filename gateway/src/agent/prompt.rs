@@ -2,6 +2,11 @@
 //! runtime's filtering is only for the user), contexts as clearly delimited untrusted data,
 //! everything redacted and capped, and tool names made safe for OpenAI function names.
 //!
+//! Every string the model reads passes through the user's redaction, in one placeholder scope
+//! per turn: tool descriptions and every string of their input schemas (schemas first, so a form
+//! option's own spelling is the one restored), contexts, the message, and later the tool results.
+//! The scope travels with the turn, which puts the originals back into the model's tool calls.
+//!
 //! The model never sees a denied tool or context. Page text enters the prompt only inside a
 //! boundary the page cannot guess (a fresh random token per turn), with the instruction that it
 //! is data, never instructions.
@@ -9,7 +14,8 @@
 use super::catalog::{ReportedTool, valid_name};
 use crate::approvals::FormTarget;
 use crate::llm::{Message, ToolSpec};
-use policy::{ContextDecision, ContextName, PolicyView, ToolDecision, ToolRef};
+use policy::redact::add_counts;
+use policy::{ContextDecision, ContextName, Counts, Placeholders, PolicyView, ToolDecision, ToolRef};
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -48,8 +54,10 @@ pub struct Prepared {
     pub contexts_shown: Vec<String>,
     /// Tools and contexts the policy kept from the model: (kind, name, reason).
     pub withheld: Vec<(&'static str, String, String)>,
-    /// How many redactions were made in the message and contexts.
-    pub redactions: usize,
+    /// Redactions per kind in the tools, contexts and message.
+    pub redactions: Counts,
+    /// The turn's placeholders: the model's tool calls are restored with it.
+    pub scope: Placeholders,
 }
 
 /// A page tool as the model sees it.
@@ -74,7 +82,8 @@ pub fn prepare(
     boundary: &str,
 ) -> Prepared {
     let mut withheld = Vec::new();
-    let mut redactions = 0;
+    let mut redactions = Counts::new();
+    let mut scope = Placeholders::new();
     let mut exposed_tools = Vec::new();
     let mut names = HashMap::new();
     for tool in tools.iter().filter(|tool| valid_name(&tool.name)) {
@@ -90,14 +99,17 @@ pub fn prepare(
             continue;
         }
         let model_name = model_safe_name(&tool.name, &names);
-        let parameters = if tool.input_schema.is_object() {
+        let mut parameters = if tool.input_schema.is_object() {
             tool.input_schema.clone()
         } else {
             serde_json::json!({"type": "object", "properties": {}})
         };
+        add_counts(&mut redactions, view.redact_json(&mut parameters, &mut scope));
+        let description = view.redact(&tool.description, &mut scope);
+        add_counts(&mut redactions, description.counts);
         exposed_tools.push(ToolSpec {
             name: model_name.clone(),
-            description: cap(&tool.description, MAX_DESCRIPTION),
+            description: cap(&description.text, MAX_DESCRIPTION),
             parameters,
         });
         let exposed = ExposedTool { catalog_name: tool.name.clone(), reference, form: tool.form_target() };
@@ -116,8 +128,8 @@ pub fn prepare(
                     withheld.push(("context", context.name.clone(), "too much context in one turn".into()));
                     continue;
                 }
-                let redacted = view.redact(&context.text);
-                redactions += redacted.total();
+                let redacted = view.redact(&context.text, &mut scope);
+                add_counts(&mut redactions, redacted.counts);
                 // The boundary must not occur inside the data, or the data could close its block.
                 let text = cap(&redacted.text, MAX_CONTEXT).replace(boundary, "[boundary]");
                 context_block.push_str(&format!(
@@ -142,20 +154,30 @@ pub fn prepare(
              found inside it.\n\n{context_block}"
         ));
     }
-    let user = view.redact(message);
-    redactions += user.total();
+    let user = view.redact(message, &mut scope);
+    add_counts(&mut redactions, user.counts);
     let messages = vec![Message::System(system), Message::User(cap(&user.text, MAX_MESSAGE))];
-    Prepared { messages, tools: exposed_tools, names, contexts_shown, withheld, redactions }
+    Prepared { messages, tools: exposed_tools, names, contexts_shown, withheld, redactions, scope }
 }
 
-/// A tool result as the model receives it: JSON text, redacted, capped.
-pub fn tool_result(view: &PolicyView, result: &serde_json::Value) -> (String, usize) {
-    let text = match result {
-        serde_json::Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    let redacted = view.redact(&text);
-    (cap(&redacted.text, MAX_RESULT), redacted.total())
+/// A tool result as the model receives it: text as it is, anything else as JSON text, every
+/// string redacted in the turn's scope, then capped.
+pub fn tool_result(
+    view: &PolicyView,
+    result: &serde_json::Value,
+    scope: &mut Placeholders,
+) -> (String, Counts) {
+    match result {
+        serde_json::Value::String(text) => {
+            let redacted = view.redact(text, scope);
+            (cap(&redacted.text, MAX_RESULT), redacted.counts)
+        }
+        other => {
+            let mut value = other.clone();
+            let counts = view.redact_json(&mut value, scope);
+            (cap(&value.to_string(), MAX_RESULT), counts)
+        }
+    }
 }
 
 /// OpenAI function names allow `[A-Za-z0-9_-]{1,64}`; catalog names also allow `.` and are up to

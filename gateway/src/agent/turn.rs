@@ -67,6 +67,7 @@ pub async fn run(
 ) -> TurnUsage {
     let (mut input_tokens, mut output_tokens) = (0, 0);
     let mut messages = std::mem::take(&mut turn.prepared.messages);
+    let mut scope = std::mem::take(&mut turn.prepared.scope);
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -105,7 +106,7 @@ pub async fn run(
             break;
         }
         for call in &answer.tool_calls {
-            let content = handle_call(&turn, call, &events, &mut results).await;
+            let content = handle_call(&turn, call, &events, &mut results, &mut scope).await;
             messages.push(Message::Tool { call_id: call.id.clone(), content });
             if events.is_closed() {
                 return TurnUsage { tokens: input_tokens + output_tokens };
@@ -166,6 +167,7 @@ async fn handle_call(
     call: &ToolCall,
     events: &EventSender,
     results: &mut mpsc::Receiver<ToolOutcome>,
+    scope: &mut policy::Placeholders,
 ) -> String {
     let call_id = format!("{}-{}", turn.id, hex(&crate::random::random_bytes::<6>()));
     let Some(exposed) = turn.prepared.names.get(&call.name) else {
@@ -180,7 +182,10 @@ async fn handle_call(
             Ok(args) => args,
             Err(_) => return "error: the arguments are not valid JSON; call again with a JSON object".into(),
         };
-    let args = integral_numbers(args);
+    // The model wrote placeholders; the page (which holds the values) and the policy's
+    // conditions get the originals back. Placeholders this turn never issued stay as written.
+    let mut args = integral_numbers(args);
+    scope.restore_json(&mut args);
     let canonical = approvals::canonical_args(&args);
     let (decision, explanation) = turn.view.tool_call(&exposed.reference, &args);
     let explanation = serde_json::to_value(&explanation).ok();
@@ -225,7 +230,7 @@ async fn handle_call(
         () = events.closed() => return "error: the page was closed".into(),
     };
     match waited {
-        Some(Ok(result)) => prompt::tool_result(&turn.view, &result).0,
+        Some(Ok(result)) => prompt::tool_result(&turn.view, &result, scope).0,
         Some(Err(error)) => format!("error from the page: {}", prompt::cap(&error, 500)),
         None => {
             events

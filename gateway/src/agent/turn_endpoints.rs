@@ -238,7 +238,11 @@ fn exposure_event(
         .resource(&prompt::cap(&shown.join(","), 4096))
         .decision(
             "shown",
-            &format!("{} withheld, {} redactions", prepared.withheld.len(), prepared.redactions),
+            &format!(
+                "{} withheld, {}",
+                prepared.withheld.len(),
+                policy::redact::summary(&prepared.redactions)
+            ),
         );
     event.explanation = Some(serde_json::json!({
         "withheld": prepared.withheld.iter().map(|(kind, name, _)| format!("{kind}:{name}")).collect::<Vec<_>>(),

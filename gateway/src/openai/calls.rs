@@ -49,7 +49,7 @@ async fn decide(exchange: &Exchange, call: &ToolCall) -> Result<String, String> 
         ));
     };
     let arguments = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
-    let args = match serde_json::from_str::<serde_json::Value>(arguments) {
+    let mut args = match serde_json::from_str::<serde_json::Value>(arguments) {
         Ok(args @ serde_json::Value::Object(_)) => args,
         _ => {
             exchange.record_call(name, "deny", "invalid_arguments", None).await;
@@ -59,6 +59,9 @@ async fn decide(exchange: &Exchange, call: &ToolCall) -> Result<String, String> 
             ));
         }
     };
+    // The model wrote placeholders; the client sent the originals and gets them back. The policy
+    // decides on the arguments the client will execute.
+    exchange.scope.restore_json(&mut args);
     let (decision, explanation) = exchange.view.tool_call(reference, &args);
     let explanation = serde_json::to_value(&explanation).ok();
     exchange.count_decision(decision.label());

@@ -20,7 +20,7 @@ use crate::state::Gateway;
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
-use policy::{PolicyView, ToolRef};
+use policy::{Placeholders, PolicyView, ToolRef};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -48,6 +48,8 @@ pub struct Exchange {
     pub view: PolicyView,
     /// Tools offered to the model, by name.
     pub offered: HashMap<String, ToolRef>,
+    /// The request's placeholders, to restore the originals in the calls returned.
+    pub scope: Placeholders,
     /// The model.
     pub llm: LlmClient,
     /// The audit log.
@@ -116,6 +118,7 @@ pub async fn respond(
         identity,
         view,
         offered: prepared.offered,
+        scope: prepared.scope,
         llm,
         audit: gateway.audit.clone(),
         metrics: gateway.metrics.clone(),
@@ -255,7 +258,11 @@ fn exposure_event(
         .resource(&request::cap(&shown.join(","), 4096))
         .decision(
             "shown",
-            &format!("{} withheld, {} redactions", prepared.withheld.len(), prepared.redactions),
+            &format!(
+                "{} withheld, {}",
+                prepared.withheld.len(),
+                policy::redact::summary(&prepared.redactions)
+            ),
         );
     event.explanation = Some(serde_json::json!({
         "via": "openai_api",

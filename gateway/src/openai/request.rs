@@ -1,14 +1,18 @@
 //! A client's chat completion request, read leniently where OpenAI clients differ (content as
 //! text or parts, `null`s, fields the gateway does not use) and turned into what the model may
 //! see: the client's tools filtered by the policy (a denied tool never reaches the model), every
-//! message redacted with the user's view and capped, the conversation bounded.
+//! string the model reads redacted with the user's view in one placeholder scope per request
+//! (system, user, assistant and tool messages, earlier tool-call arguments, tool descriptions and
+//! every string of their `parameters`) and capped, the conversation bounded. The scope restores
+//! the originals in the tool calls the gateway returns to the client.
 //!
 //! A client tool is decided by its name alone (source unknown, no annotations): what a client
 //! says about its tools are claims the gateway cannot check.
 
 use super::ApiError;
 use crate::llm::{ChatRequest, Message, ToolCall, ToolSpec};
-use policy::{PolicyView, ToolDecision, ToolRef};
+use policy::redact::add_counts;
+use policy::{Counts, Placeholders, PolicyView, ToolDecision, ToolRef};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -123,8 +127,10 @@ pub struct Prepared {
     pub offered: HashMap<String, ToolRef>,
     /// Tools the policy kept from the model: (name, reason).
     pub withheld: Vec<(String, String)>,
-    /// How many redactions were made.
-    pub redactions: usize,
+    /// Redactions per kind.
+    pub redactions: Counts,
+    /// The request's placeholders: the model's tool calls are restored with it.
+    pub scope: Placeholders,
     /// The last user message as the client sent it (only its keyed digest is audited).
     pub last_user_text: String,
 }
@@ -148,7 +154,8 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
         return Err(ApiError::invalid("too_many_tools", format!("at most {MAX_TOOLS} tools per request")));
     }
     let use_tools = tools_on && body.tool_choice.as_ref().and_then(Value::as_str) != Some("none");
-    let mut redactions = 0;
+    let mut redactions = Counts::new();
+    let mut scope = Placeholders::new();
     let mut withheld = Vec::new();
     let mut offered = HashMap::new();
     let mut tools = Vec::new();
@@ -175,7 +182,7 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
             withheld.push((name.clone(), reason.to_string()));
             continue;
         }
-        let parameters = match &tool.function.parameters {
+        let mut parameters = match &tool.function.parameters {
             Some(schema @ Value::Object(_)) => schema.clone(),
             _ => serde_json::json!({"type": "object", "properties": {}}),
         };
@@ -183,8 +190,9 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
             withheld.push((name.clone(), "its schema is too large".into()));
             continue;
         }
-        let description = view.redact(tool.function.description.as_deref().unwrap_or(""));
-        redactions += description.total();
+        add_counts(&mut redactions, view.redact_json(&mut parameters, &mut scope));
+        let description = view.redact(tool.function.description.as_deref().unwrap_or(""), &mut scope);
+        add_counts(&mut redactions, description.counts);
         tools.push(ToolSpec {
             name: name.clone(),
             description: cap(&description.text, MAX_DESCRIPTION),
@@ -198,8 +206,8 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
     let mut last_user_text = String::new();
     for message in &body.messages {
         let raw = text_of(message)?;
-        let redacted = view.redact(&raw);
-        redactions += redacted.total();
+        let redacted = view.redact(&raw, &mut scope);
+        add_counts(&mut redactions, redacted.counts);
         let text = cap(&redacted.text, MAX_MESSAGE_TEXT);
         total += text.len();
         let converted = match message.role.as_str() {
@@ -209,7 +217,8 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
                 Message::User(text)
             }
             "assistant" => {
-                let tool_calls = earlier_calls(view, message, &offered, &mut redactions, &mut total)?;
+                let tool_calls =
+                    earlier_calls(view, message, &offered, &mut scope, &mut redactions, &mut total)?;
                 Message::Assistant { content: (!text.is_empty()).then_some(text), tool_calls }
             }
             "tool" => {
@@ -242,6 +251,7 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
         offered,
         withheld,
         redactions,
+        scope,
         last_user_text,
     })
 }
@@ -252,7 +262,8 @@ fn earlier_calls(
     view: &PolicyView,
     message: &WireMessage,
     offered: &HashMap<String, ToolRef>,
-    redactions: &mut usize,
+    scope: &mut Placeholders,
+    redactions: &mut Counts,
     total: &mut usize,
 ) -> Result<Vec<ToolCall>, ApiError> {
     let mut calls = Vec::with_capacity(message.tool_calls.len());
@@ -267,14 +278,25 @@ fn earlier_calls(
                 ),
             ));
         }
-        let arguments = match &call.function.arguments {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Null) | None => "{}".to_owned(),
-            Some(object) => object.to_string(),
+        // Arguments are JSON text: each string is redacted on its own, so a value never spans
+        // an escape; text that is not JSON is redacted as text.
+        let parsed = match &call.function.arguments {
+            Some(Value::String(text)) => serde_json::from_str::<Value>(text).map_err(|_| text.clone()),
+            Some(Value::Null) | None => Ok(Value::Object(serde_json::Map::new())),
+            Some(object) => Ok(object.clone()),
         };
-        let redacted = view.redact(&arguments);
-        *redactions += redacted.total();
-        let arguments = cap(&redacted.text, MAX_MESSAGE_TEXT);
+        let arguments = match parsed {
+            Ok(mut value) => {
+                add_counts(redactions, view.redact_json(&mut value, scope));
+                value.to_string()
+            }
+            Err(text) => {
+                let redacted = view.redact(&text, scope);
+                add_counts(redactions, redacted.counts);
+                redacted.text
+            }
+        };
+        let arguments = cap(&arguments, MAX_MESSAGE_TEXT);
         *total += arguments.len();
         calls.push(ToolCall { id: call.id.clone(), name: call.function.name.clone(), arguments });
     }
@@ -368,10 +390,10 @@ redact = ["email"]
         assert_eq!(prepared.request.tools[0].name, "add_task");
         assert_eq!(prepared.withheld.len(), 1);
         assert_eq!(prepared.withheld[0].0, "delete_task");
-        assert_eq!(prepared.redactions, 2);
+        assert_eq!(prepared.redactions.values().sum::<usize>(), 2);
         assert_eq!(
             prepared.request.messages,
-            vec![Message::System("Write to [email]".into()), Message::User("ask [email]".into())]
+            vec![Message::System("Write to [email 1]".into()), Message::User("ask [email 2]".into())]
         );
         assert_eq!(prepared.last_user_text, "ask carol@corp.example");
     }

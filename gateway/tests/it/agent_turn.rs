@@ -133,7 +133,7 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
         assert!(!body.contains("carol.chen@corp.example") && !body.contains("dana@corp.example"), "{body}");
         assert!(!body.contains("delete_task"), "a denied tool never reaches the model: {body}");
     }
-    assert!(bodies.iter().any(|body| body.contains("[email]")), "redacted, not dropped");
+    assert!(bodies.iter().any(|body| body.contains("[email 1]")), "redacted, not dropped");
     assert!(app.requests().is_empty());
     gateway.stop().await;
 }

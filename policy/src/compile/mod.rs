@@ -20,7 +20,7 @@ use crate::ids::{GroupName, RedactorName, SiteId};
 use crate::index::{PatternIndex, RuleIndex};
 use crate::location::{Lines, key_path_at};
 use crate::model::{Compiled, ConsequentialHint, Defaults, Effect, SiteDefaults};
-use crate::redact::{CustomRecognizer, RedactionKind, RedactionSet, Redactor};
+use crate::redact::{CustomRecognizer, PhoneRegions, RedactionKind, RedactionSet, Redactor};
 
 /// Parses and compiles `text`; `source` names the file in messages.
 pub(crate) fn compile(text: &str, source: &str, known_sites: &[SiteId]) -> Result<Compiled, PolicyErrors> {
@@ -117,7 +117,7 @@ impl Compiler<'_> {
             tool_index,
             context_index,
             rule_index,
-            redactor: Arc::new(Redactor::new(custom)),
+            redactor: Arc::new(Redactor::new(custom).with_phone_regions(self.phone_regions(&document))),
             environment: Arc::clone(&self.environment),
             groups: document.groups.iter().map(|group| GroupName::new(group.get_ref().as_str())).collect(),
         }
@@ -140,7 +140,7 @@ impl Compiler<'_> {
                 );
                 continue;
             }
-            if RedactionKind::BUILTIN.iter().any(|kind| kind.as_str() == name) {
+            if name == "all" || RedactionKind::builtin(name).is_some() {
                 self.error(
                     redactor.name.span(),
                     key,
@@ -247,14 +247,39 @@ impl Compiler<'_> {
         }
     }
 
+    /// `[redaction] phone_regions`, or the default regions.
+    fn phone_regions(&mut self, document: &Document) -> PhoneRegions {
+        let Some(regions) =
+            document.redaction.as_ref().and_then(|redaction| redaction.phone_regions.as_ref())
+        else {
+            return PhoneRegions::default();
+        };
+        let mut known = Vec::new();
+        for (index, region) in regions.get_ref().iter().enumerate() {
+            match PhoneRegions::parse([region.get_ref().as_str()]) {
+                Ok(_) => known.push(region.get_ref().as_str()),
+                Err(error) => {
+                    self.error(region.span(), format!("redaction.phone_regions[{index}]"), error.to_string())
+                }
+            }
+        }
+        PhoneRegions::parse(known).unwrap_or_default()
+    }
+
     pub(super) fn redaction_set(&mut self, names: &[Spanned<String>], key: &str) -> RedactionSet {
         let mut set = RedactionSet::new();
         for (index, name) in names.iter().enumerate() {
+            if name.get_ref() == "all" {
+                set.extend_from(&RedactionSet::builtin());
+                continue;
+            }
             let Ok(kind) = name.get_ref().parse::<RedactionKind>();
             if matches!(kind, RedactionKind::Custom(_)) && !self.redactors.contains(name.get_ref()) {
+                let builtin: Vec<&str> = RedactionKind::BUILTIN.iter().map(RedactionKind::as_str).collect();
                 let message = format!(
-                    "unknown redaction {:?}: use email, phone, iban, card, ssn or a [[redactor]] name",
-                    name.get_ref()
+                    "unknown redaction {:?}: use all, {} or a [[redactor]] name",
+                    name.get_ref(),
+                    builtin.join(", ")
                 );
                 self.error(name.span(), format!("{key}[{index}]"), message);
                 continue;

@@ -1,10 +1,12 @@
-//! Admin-defined recognizers: a `[[redactor]]` name and a regex, replaced by `[<name>]`.
+//! Admin-defined recognizers: a `[[redactor]]` name and a regex, replaced by `[<name> N]`.
 //!
 //! They run after the built-in recognizers, each as one pass over the already-redacted text; the
 //! regex is compiled once at load time with a size limit so a pathological pattern is a load error.
 
 use regex::{Regex, RegexBuilder};
 
+use super::kind::RedactionKind;
+use super::placeholders::Placeholders;
 use crate::ids::RedactorName;
 
 /// A compiled admin regex with its name.
@@ -12,15 +14,13 @@ use crate::ids::RedactorName;
 pub struct CustomRecognizer {
     name: RedactorName,
     regex: Regex,
-    placeholder: String,
 }
 
 impl CustomRecognizer {
     /// Compiles `pattern` (Rust `regex` syntax) as the recognizer `name`.
     pub fn new(name: RedactorName, pattern: &str) -> Result<Self, regex::Error> {
         let regex = RegexBuilder::new(pattern).size_limit(1 << 20).dfa_size_limit(4 << 20).build()?;
-        let placeholder = format!("[{name}]");
-        Ok(Self { name, regex, placeholder })
+        Ok(Self { name, regex })
     }
 
     /// The recognizer's name.
@@ -28,15 +28,22 @@ impl CustomRecognizer {
         &self.name
     }
 
-    /// Replaces every match in `text`; returns how many there were.
-    pub(crate) fn apply(&self, text: &mut String) -> usize {
+    /// Replaces every non-empty match in `text` with its placeholder in `scope`; returns how many
+    /// there were.
+    pub(crate) fn apply(&self, text: &mut String, scope: &mut Placeholders) -> usize {
+        let kind = RedactionKind::Custom(self.name.clone());
         let mut count = 0;
-        let replaced = self.regex.replace_all(text, |_: &regex::Captures<'_>| {
+        let mut out = String::new();
+        let mut copied = 0;
+        for found in self.regex.find_iter(text).filter(|found| !found.is_empty()) {
+            out.push_str(&text[copied..found.start()]);
+            out.push_str(scope.issue(&kind, found.as_str()));
+            copied = found.end();
             count += 1;
-            self.placeholder.clone()
-        });
+        }
         if count > 0 {
-            *text = replaced.into_owned();
+            out.push_str(&text[copied..]);
+            *text = out;
         }
         count
     }

@@ -1,12 +1,147 @@
-//! Email addresses: a local part, `@`, and a dotted domain with an alphabetic top-level label.
+//! Email addresses: a local part, `@`, and a domain whose top-level label is in IANA's root zone.
+//!
+//! The scan starts at each `@` and grows the address both ways, so it costs nothing on text
+//! without one. It refuses what only looks like an address:
+//! - a top-level domain that does not exist (`logo@2x.png`, `user@localhost`, `v1.2@beta`);
+//! - the user part of a URL (`https://ci-bot@host/`, `ftp://user:pw@host`): a user name is not an
+//!   address, and a password there belongs to the credentials recognizer;
+//! - an scp-style remote (`git@github.com:org/repo.git`) or `user@host:port`.
+//!
+//! `mailto:` links are addresses. Besides IANA's top-level domains, the names reserved for
+//! private and documentation use that companies run internal mail on are accepted too
+//! (`.internal`, `.corp`, `.local`, `.lan`, `.home`, `.intranet`, `.private`, `.example`,
+//! `.test`): an address at `jane@hr.corp` is as personal as one at `jane@example.com`.
 
-/// The regex alternative for email candidates.
-pub(crate) const PATTERN: &str =
-    r"[\p{L}\p{N}._%+\-]+@[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}{2,24}(?-u:\b)";
+use super::finding::Finding;
+use super::kind::RedactionKind;
+use super::tld::is_tld;
 
-/// The byte length of `candidate` when it is an address; the pattern already is the check, so
-/// this only refuses a local part made of dots.
-pub(crate) fn recognize(candidate: &str) -> Option<usize> {
-    let local = candidate.split('@').next()?;
-    (!local.bytes().all(|b| b == b'.')).then_some(candidate.len())
+/// Longest local part (RFC 5321).
+const MAX_LOCAL: usize = 64;
+/// Longest domain.
+const MAX_DOMAIN: usize = 253;
+
+/// Reports every address in `text`.
+pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+    let mut searched = 0;
+    while let Some(relative) = text[searched..].find('@') {
+        let at = searched + relative;
+        searched = at + 1;
+        if let Some((start, end)) = address_at(text, at) {
+            out.push(Finding::valid(start, end, RedactionKind::Email));
+            searched = end;
+        }
+    }
+}
+
+/// The address around the `@` at byte `at`, if it is one.
+fn address_at(text: &str, at: usize) -> Option<(usize, usize)> {
+    let before = &text[..at];
+    let mut start = at;
+    for (index, c) in before.char_indices().rev() {
+        if !is_local_char(c) || at - index > MAX_LOCAL {
+            break;
+        }
+        start = index;
+    }
+    // A local part does not start with a dot (sentence punctuation before it).
+    while text[start..at].starts_with(['.', '-', '+']) {
+        start += 1;
+    }
+    let local = &text[start..at];
+    if local.is_empty() || local.ends_with('.') || local.contains("..") {
+        return None;
+    }
+    if in_url_authority(text, start) {
+        return None;
+    }
+    let domain_end = domain_end(text, at + 1)?;
+    let after = &text[domain_end..];
+    if after.starts_with(':') && after[1..].starts_with(|c: char| c.is_alphanumeric() || "/~_.".contains(c)) {
+        return None;
+    }
+    Some((start, domain_end))
+}
+
+/// The end of the longest domain starting at `from` whose labels are well formed and whose last
+/// label is a top-level domain (`a@b.com.Next` ends after `com`).
+fn domain_end(text: &str, from: usize) -> Option<usize> {
+    let rest = &text[from..];
+    let mut end = rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len());
+    end = end.min(MAX_DOMAIN);
+    while !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    let labels: Vec<&str> = rest[..end].split('.').collect();
+    let well_formed = labels.iter().take_while(|label| valid_label(label)).count();
+    (2..=well_formed).rev().find(|&count| is_mail_tld(labels[count - 1])).map(|count| {
+        let length: usize = labels[..count].iter().map(|label| label.len()).sum::<usize>() + count - 1;
+        from + length
+    })
+}
+
+/// Top-level names outside IANA's root zone that internal mail uses (RFC 2606, RFC 6762, ICANN's
+/// `.internal`, and the common private ones).
+const PRIVATE_TLDS: [&str; 9] =
+    ["internal", "corp", "local", "lan", "home", "intranet", "private", "example", "test"];
+
+fn is_mail_tld(label: &str) -> bool {
+    is_tld(label) || PRIVATE_TLDS.iter().any(|private| private.eq_ignore_ascii_case(label))
+}
+
+fn valid_label(label: &str) -> bool {
+    !label.is_empty() && label.len() <= 63 && !label.starts_with('-') && !label.ends_with('-')
+}
+
+fn is_local_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '.' | '_' | '%' | '+' | '-' | '\'')
+}
+
+/// Whether the local part starting at `start` is the user part of a URL: its token (back to
+/// whitespace or a quote) has `://` before it, and is not a `mailto:` link.
+fn in_url_authority(text: &str, start: usize) -> bool {
+    let token_start = text[..start]
+        .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '(' | '[' | '`' | '='))
+        .map_or(0, |index| index + 1);
+    let token = &text[token_start..start];
+    token.contains("://") && !token.to_ascii_lowercase().starts_with("mailto:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emails(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.iter().map(|finding| &text[finding.start..finding.end]).collect()
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(emails("write to jane.doe+hr@corp.example.com."), ["jane.doe+hr@corp.example.com"]);
+        assert_eq!(emails("<a href=\"mailto:x_y@mail.example.org\">"), ["x_y@mail.example.org"]);
+        assert_eq!(
+            emails("jürgen@example.de, o'brien@example.co.uk"),
+            ["jürgen@example.de", "o'brien@example.co.uk"]
+        );
+        assert_eq!(emails("a@b.com.2nd try"), ["a@b.com"]);
+        assert_eq!(emails("Reach me at ann@example.com: thanks"), ["ann@example.com"]);
+    }
+
+    #[test]
+    fn look_alikes() {
+        for text in [
+            "logo@2x.png",
+            "user@localhost",
+            "version 1.2.3@beta",
+            "git@github.com:org/repo.git",
+            "https://ci-bot@git.example.com/org/repo",
+            "ftp://user:pw@files.example.com/x",
+            "ssh deploy@db.example.com:2222",
+            "@handle and a@ b.com",
+        ] {
+            assert_eq!(emails(text), Vec::<&str>::new(), "{text}");
+        }
+    }
 }

@@ -1,36 +1,65 @@
-//! IBAN recognition: country length table and the ISO 7064 mod-97 check.
+//! IBANs: a known country, exactly that country's length (SWIFT's IBAN registry) and the
+//! ISO 7064 mod-97 check, written in one piece or in groups (spaces or dashes), in either case.
 //!
-//! A candidate is redacted only when its country is known, it has at least that country's
-//! length, and the first that-many characters pass mod-97; a candidate that greedily swallowed a
-//! following word is cut back to the country's length.
+//! A candidate that has an IBAN's shape and its country's length but fails mod-97 is a
+//! look-alike: left whole, so its digits are never re-read as a card or a phone number.
 
-/// The regex alternative for IBAN candidates: country, check digits, groups of four (spaces
-/// optional), and a short tail.
-pub(crate) const PATTERN: &str =
-    r"(?-u:\b)[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?-u:\b)";
+use std::sync::LazyLock;
 
-/// The byte length of the valid IBAN at the start of `candidate`, if there is one.
-pub(crate) fn recognize(candidate: &str) -> Option<usize> {
-    let country = candidate.get(..2)?;
-    let length = country_length(country)?;
+use regex::Regex;
+
+use super::finding::Finding;
+use super::kind::RedactionKind;
+
+/// Country, check digits, then at least 11 more characters, single separators allowed.
+static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i-u)\b[a-z]{2}[0-9]{2}(?:[ \-]?[a-z0-9]){11,32}").expect("the IBAN pattern is valid")
+});
+
+/// Reports every IBAN (and IBAN look-alike) in `text`.
+pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+    let mut position = 0;
+    while let Some(found) = CANDIDATE.find_at(text, position) {
+        match recognize(found.as_str()) {
+            Some((length, valid)) => {
+                let kind = RedactionKind::Iban;
+                let end = found.start() + length;
+                out.push(if valid {
+                    Finding::valid(found.start(), end, kind)
+                } else {
+                    Finding::look_alike(found.start(), end, kind)
+                });
+                position = end;
+            }
+            None => position = found.start() + 2,
+        }
+    }
+}
+
+/// For a candidate starting with a known country: the byte length of its country's IBAN, and
+/// whether it passes mod-97. `None` when the country is unknown, the candidate is too short, or
+/// the IBAN would end inside a word.
+fn recognize(candidate: &str) -> Option<(usize, bool)> {
+    let country = candidate.get(..2)?.to_ascii_uppercase();
+    let length = country_length(&country)?;
     let mut compact = [0u8; 34];
     let mut taken = 0;
     let mut end = 0;
     for (index, byte) in candidate.bytes().enumerate() {
-        if byte == b' ' {
+        if byte == b' ' || byte == b'-' {
             continue;
         }
-        compact[taken] = byte;
+        compact[taken] = byte.to_ascii_uppercase();
         taken += 1;
         if taken == length {
             end = index + 1;
             break;
         }
     }
-    if taken < length {
+    if taken < length || candidate.as_bytes().get(end).is_some_and(u8::is_ascii_alphanumeric) {
         return None;
     }
-    mod97(&compact[..length]).then_some(end)
+    Some((end, mod97(&compact[..length])))
 }
 
 /// ISO 13616 check: move the first four characters to the end, letters become 10..35, the
@@ -78,20 +107,38 @@ fn country_length(country: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn valid_ibans() {
-        assert_eq!(recognize("DE89370400440532013000"), Some(22));
-        assert_eq!(recognize("DE89 3704 0044 0532 0130 00"), Some(27));
-        assert_eq!(recognize("GB82 WEST 1234 5698 7654 32"), Some(27));
-        assert_eq!(recognize("NO9386011117947"), Some(15));
-        // A greedy candidate is cut back to the country's length.
-        assert_eq!(recognize("DE89 3704 0044 0532 0130 00AB"), Some(27));
+    fn ibans(text: &str) -> Vec<(&str, bool)> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.iter().map(|f| (&text[f.start..f.end], f.valid)).collect()
     }
 
     #[test]
-    fn invalid_ibans() {
-        assert_eq!(recognize("DE88370400440532013000"), None, "check digits");
-        assert_eq!(recognize("DE8937040044053201300"), None, "too short");
-        assert_eq!(recognize("ZZ89370400440532013000"), None, "unknown country");
+    fn valid_ibans() {
+        for iban in [
+            "DE89370400440532013000",
+            "DE89 3704 0044 0532 0130 00",
+            "de89 3704 0044 0532 0130 00",
+            "DE89-3704-0044-0532-0130-00",
+            "GB82 WEST 1234 5698 7654 32",
+            "NO9386011117947",
+            "FR1420041010050500013M02606",
+        ] {
+            assert_eq!(ibans(iban), vec![(iban, true)], "{iban}");
+        }
+        // A greedy candidate is cut back to the country's length.
+        assert_eq!(
+            ibans("IBAN DE89 3704 0044 0532 0130 00 please"),
+            vec![("DE89 3704 0044 0532 0130 00", true)]
+        );
+    }
+
+    #[test]
+    fn look_alikes_and_non_ibans() {
+        assert_eq!(ibans("DE88370400440532013000"), vec![("DE88370400440532013000", false)], "check digits");
+        assert_eq!(ibans("DE52 3704 0044 0532 0130 00"), vec![("DE52 3704 0044 0532 0130 00", false)]);
+        assert_eq!(ibans("DE8937040044053201300"), vec![], "too short");
+        assert_eq!(ibans("ZZ89370400440532013000"), vec![], "unknown country");
+        assert_eq!(ibans("DE89370400440532013000123"), vec![], "ends inside a number");
     }
 }

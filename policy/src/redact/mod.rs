@@ -1,102 +1,75 @@
-//! Redaction: finds personal data in text and replaces it with typed placeholders.
+//! Redaction: finds personal data and secrets in text and replaces them with numbered
+//! placeholders before anything reaches the model.
 //!
-//! Text is HTML-entity-decoded first, then scanned once by a single combined regex of every
-//! built-in recognizer's candidates (email, IBAN, card, SSN, phone); each candidate is classified
-//! and checked by its validator (mod-97, Luhn, SSN ranges, digit counts) and only valid findings
-//! are replaced. Admin regexes run afterwards. Which kinds apply comes from the policy as a
-//! [`RedactionSet`]; one [`Redactor`] per policy serves every set.
+//! One pass over a text:
+//! 1. HTML character references are decoded (`entities`): the recognizers see what a reader sees.
+//! 2. The scan text folds Unicode spaces, dashes, fullwidth forms and invisible characters to
+//!    ASCII (`normalize`), so `4111\u{A0}1111…` reads as `4111 1111…`.
+//! 3. Every built-in recognizer reports validated findings and *look-alikes* (a kind's shape that
+//!    fails its validator). `finding::settle` keeps the longest; a look-alike is left whole and
+//!    blocks every other kind inside it, so nothing is re-read in pieces.
+//! 4. The findings of the kinds in the set are replaced in the decoded text by placeholders from
+//!    the caller's [`Placeholders`] scope (`[iban 1]`), which can restore them in the model's
+//!    tool calls. Admin `[[redactor]]` regexes run last, on the redacted text.
+//!
+//! Recognizers (each file owns one kind's rules and validator): `email` (IANA top-level
+//! domains), `phone` (libphonenumber metadata), `card` (issuer prefixes and Luhn), `iban`
+//! (country lengths and mod-97), `ssn` (SSA rules), `national` (German tax id, French NIR, UK
+//! NINO), `ip`, `credentials` (keys, tokens, passwords). `json` walks structured values (tool
+//! results, input schemas) string by string.
+//!
+//! This module may use only the policy crate's ids; it knows nothing of HTTP or the gateway.
 
 mod card;
+mod credentials;
 mod custom;
+mod digits;
 mod email;
 pub mod entities;
 pub(crate) mod finding;
 mod iban;
+mod ip;
+mod json;
 mod kind;
+mod national;
 pub(crate) mod normalize;
 mod phone;
 mod placeholders;
+mod set;
 mod ssn;
+mod tld;
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::sync::LazyLock;
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Serialize;
 
 pub use custom::CustomRecognizer;
 pub use kind::RedactionKind;
+pub use phone::{DEFAULT_PHONE_REGIONS, PhoneRegions, UnknownRegion};
 pub use placeholders::Placeholders;
+pub use set::RedactionSet;
 
-/// The kinds to redact for one (subject, site): a small sorted set.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
-pub struct RedactionSet {
-    kinds: Vec<RedactionKind>,
-}
+use finding::Finding;
+use normalize::Scan;
 
-impl RedactionSet {
-    /// The empty set.
-    pub fn new() -> Self {
-        Self::default()
-    }
+/// How many values of each kind were replaced.
+pub type Counts = BTreeMap<RedactionKind, usize>;
 
-    /// Every built-in kind.
-    pub fn builtin() -> Self {
-        RedactionKind::BUILTIN.into_iter().collect()
-    }
-
-    /// Adds a kind (no-op when present).
-    pub fn insert(&mut self, kind: RedactionKind) {
-        if let Err(position) = self.kinds.binary_search(&kind) {
-            self.kinds.insert(position, kind);
-        }
-    }
-
-    /// Adds every kind of `other`.
-    pub fn extend_from(&mut self, other: &RedactionSet) {
-        for kind in &other.kinds {
-            self.insert(kind.clone());
-        }
-    }
-
-    /// Whether `kind` is in the set.
-    pub fn contains(&self, kind: &RedactionKind) -> bool {
-        self.kinds.binary_search(kind).is_ok()
-    }
-
-    /// True when nothing is to be redacted.
-    pub fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
-    }
-
-    /// The kinds, sorted.
-    pub fn iter(&self) -> impl Iterator<Item = &RedactionKind> {
-        self.kinds.iter()
+/// Adds `more` to `counts`.
+pub fn add_counts(counts: &mut Counts, more: Counts) {
+    for (kind, count) in more {
+        *counts.entry(kind).or_insert(0) += count;
     }
 }
 
-impl FromIterator<RedactionKind> for RedactionSet {
-    fn from_iter<I: IntoIterator<Item = RedactionKind>>(iter: I) -> Self {
-        let mut set = Self::new();
-        for kind in iter {
-            set.insert(kind);
-        }
-        set
+/// `3 redactions (email 2, iban 1)`: the total and the kinds, never a value.
+pub fn summary(counts: &Counts) -> String {
+    let total: usize = counts.values().sum();
+    if total == 0 {
+        return "0 redactions".to_owned();
     }
-}
-
-impl fmt::Display for RedactionSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, kind) in self.kinds.iter().enumerate() {
-            if index > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{kind}")?;
-        }
-        Ok(())
-    }
+    let kinds: Vec<String> = counts.iter().map(|(kind, count)| format!("{kind} {count}")).collect();
+    format!("{total} redaction{} ({})", if total == 1 { "" } else { "s" }, kinds.join(", "))
 }
 
 /// Redacted text and how many findings of each kind were replaced.
@@ -105,7 +78,7 @@ pub struct Redacted {
     /// The entity-decoded text with placeholders.
     pub text: String,
     /// Replacements per kind (kinds with none are absent).
-    pub counts: BTreeMap<RedactionKind, usize>,
+    pub counts: Counts,
 }
 
 impl Redacted {
@@ -115,34 +88,24 @@ impl Redacted {
     }
 }
 
-/// The recognizers of one policy: the built-ins plus its admin regexes.
+/// The recognizers of one policy: the built-ins, with the policy's phone regions, plus its admin
+/// regexes.
 #[derive(Clone, Debug)]
 pub struct Redactor {
-    candidates: Regex,
-    classify: RegexSet,
+    phones: PhoneRegions,
     custom: Vec<CustomRecognizer>,
 }
 
-/// A recognizer's check: the byte length of the valid finding at the start of a candidate.
-type Validator = fn(&str) -> Option<usize>;
-
-/// The built-in kinds in the order candidates are classified: the alternatives of the combined
-/// regex come in this order too, so at one start position the stricter shapes win.
-const CLASSIFY_ORDER: [(RedactionKind, Validator); 5] = [
-    (RedactionKind::Email, email::recognize),
-    (RedactionKind::Iban, iban::recognize),
-    (RedactionKind::Card, card::recognize),
-    (RedactionKind::Ssn, ssn::recognize),
-    (RedactionKind::Phone, phone::recognize),
-];
-
-const PATTERNS: [&str; 5] = [email::PATTERN, iban::PATTERN, card::PATTERN, ssn::PATTERN, phone::PATTERN];
-
 impl Redactor {
-    /// The built-in recognizers plus `custom` admin regexes.
+    /// The built-in recognizers with the default phone regions, plus `custom` admin regexes.
     pub fn new(custom: Vec<CustomRecognizer>) -> Self {
-        let (candidates, classify) = builtin_regexes();
-        Self { candidates, classify, custom }
+        Self { phones: PhoneRegions::default(), custom }
+    }
+
+    /// The same recognizers reading national phone numbers in `regions`.
+    pub fn with_phone_regions(mut self, regions: PhoneRegions) -> Self {
+        self.phones = regions;
+        self
     }
 
     /// The admin recognizers, in document order.
@@ -150,19 +113,30 @@ impl Redactor {
         &self.custom
     }
 
-    /// Decodes entities in `text`, then replaces every valid finding of a kind in `set`.
+    /// The regions national phone numbers are read in.
+    pub fn phone_regions(&self) -> &PhoneRegions {
+        &self.phones
+    }
+
+    /// Redacts `text` with placeholders numbered from 1 (a scope of its own).
     pub fn redact(&self, text: &str, set: &RedactionSet) -> Redacted {
+        self.redact_in(text, set, &mut Placeholders::new())
+    }
+
+    /// Decodes entities in `text`, then replaces every valid finding of a kind in `set` with its
+    /// placeholder in `scope`.
+    pub fn redact_in(&self, text: &str, set: &RedactionSet, scope: &mut Placeholders) -> Redacted {
         let decoded = entities::decode(text);
-        let mut counts = BTreeMap::new();
-        let mut text = if RedactionKind::BUILTIN.iter().any(|kind| set.contains(kind)) {
-            self.redact_builtin(&decoded, set, &mut counts)
+        let mut counts = Counts::new();
+        let mut text = if set.iter().any(RedactionKind::is_builtin) {
+            self.redact_builtin(&decoded, set, scope, &mut counts)
         } else {
             decoded.into_owned()
         };
         for recognizer in &self.custom {
             let kind = RedactionKind::Custom(recognizer.name().clone());
             if set.contains(&kind) {
-                let count = recognizer.apply(&mut text);
+                let count = recognizer.apply(&mut text, scope);
                 if count > 0 {
                     *counts.entry(kind).or_insert(0) += count;
                 }
@@ -171,56 +145,70 @@ impl Redactor {
         Redacted { text, counts }
     }
 
+    /// Redacts every string inside `value` (see `json` for the order); returns the counts.
+    pub fn redact_json(
+        &self,
+        value: &mut serde_json::Value,
+        set: &RedactionSet,
+        scope: &mut Placeholders,
+    ) -> Counts {
+        let mut counts = Counts::new();
+        json::redact_strings(value, &mut |text| {
+            let redacted = self.redact_in(text, set, scope);
+            let changed = redacted.text != text;
+            add_counts(&mut counts, redacted.counts);
+            changed.then_some(redacted.text)
+        });
+        counts
+    }
+
+    /// Every built-in finding in `text`, settled: the valid ones in text order, in scan offsets.
+    fn findings(&self, scan: &str) -> Vec<Finding> {
+        let mut found = Vec::new();
+        let has_digit = scan.bytes().any(|b| b.is_ascii_digit());
+        if scan.contains('@') {
+            email::find(scan, &mut found);
+        }
+        if has_digit {
+            iban::find(scan, &mut found);
+            card::find(scan, &mut found);
+            ssn::find(scan, &mut found);
+            national::find_de_tax_id(scan, &mut found);
+            national::find_fr_nir(scan, &mut found);
+            national::find_uk_nino(scan, &mut found);
+            ip::find_ipv4(scan, &mut found);
+            ip::find_ipv6(scan, &mut found);
+            self.phones.find(scan, &mut found);
+        } else if scan.contains("::") {
+            ip::find_ipv6(scan, &mut found);
+        }
+        credentials::find(scan, &mut found);
+        finding::settle(found)
+    }
+
     fn redact_builtin(
         &self,
         text: &str,
         set: &RedactionSet,
-        counts: &mut BTreeMap<RedactionKind, usize>,
+        scope: &mut Placeholders,
+        counts: &mut Counts,
     ) -> String {
+        let scan = Scan::new(text);
+        let findings = self.findings(scan.text());
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;
-        let mut position = 0;
-        while let Some(found) = self.candidates.find_at(text, position) {
-            let candidate = found.as_str();
-            match self.recognize(candidate) {
-                Some((kind, length)) => {
-                    let end = found.start() + length;
-                    if set.contains(kind) {
-                        out.push_str(&text[copied..found.start()]);
-                        out.push('[');
-                        out.push_str(kind.as_str());
-                        out.push(']');
-                        *counts.entry(kind.clone()).or_insert(0) += 1;
-                        copied = end;
-                    }
-                    // A finding of a kind not in the set is skipped whole, so its digits are not
-                    // re-read as another kind.
-                    position = end;
-                }
-                None => {
-                    // Not valid as a whole: move past its first token and look again, so a valid
-                    // number right after a stray one is still found.
-                    let token = candidate
-                        .bytes()
-                        .position(|b| !b.is_ascii_alphanumeric())
-                        .unwrap_or(candidate.len())
-                        .max(1);
-                    position = next_char_boundary(text, found.start() + token);
-                }
+        for finding in findings.into_iter().filter(|finding| set.contains(&finding.kind)) {
+            let (start, end) = scan.original(finding.start, finding.end);
+            if start < copied {
+                continue;
             }
+            out.push_str(&text[copied..start]);
+            out.push_str(scope.issue(&finding.kind, &text[start..end]));
+            *counts.entry(finding.kind).or_insert(0) += 1;
+            copied = end;
         }
         out.push_str(&text[copied..]);
         out
-    }
-
-    /// The first kind whose shape matches all of `candidate` and whose validator accepts it.
-    fn recognize(&self, candidate: &str) -> Option<(&'static RedactionKind, usize)> {
-        let shapes = self.classify.matches(candidate);
-        CLASSIFY_ORDER
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| shapes.matched(*index))
-            .find_map(|(_, (kind, validate))| validate(candidate).map(|length| (kind, length)))
     }
 }
 
@@ -230,61 +218,57 @@ impl Default for Redactor {
     }
 }
 
-/// The combined candidate regex and the anchored classifier set, compiled once per process
-/// (regexes are cheap to clone: they share their compiled program).
-fn builtin_regexes() -> (Regex, RegexSet) {
-    static BUILTIN: LazyLock<(Regex, RegexSet)> = LazyLock::new(|| {
-        let combined = PATTERNS.map(|p| format!("(?:{p})")).join("|");
-        // The patterns are compile-time constants covered by tests, so building them cannot fail
-        // on any input; the larger DFA cache keeps the lazy DFA from thrashing on mixed text.
-        let candidates = RegexBuilder::new(&combined)
-            .dfa_size_limit(8 << 20)
-            .build()
-            .expect("built-in redaction patterns are valid");
-        let classify = RegexSetBuilder::new(PATTERNS.map(|p| format!("^(?:{p})$")))
-            .build()
-            .expect("built-in redaction patterns are valid");
-        (candidates, classify)
-    });
-    BUILTIN.clone()
-}
-
-fn next_char_boundary(text: &str, mut index: usize) -> usize {
-    while index < text.len() && !text.is_char_boundary(index) {
-        index += 1;
-    }
-    index
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::RedactorName;
 
     fn redact(text: &str) -> Redacted {
         Redactor::default().redact(text, &RedactionSet::builtin())
     }
 
     #[test]
-    fn replaces_each_kind_with_its_placeholder() {
+    fn replaces_each_kind_with_a_numbered_placeholder() {
         let out = redact(
             "Mail a.b@example.com, call +49 30 1234567, IBAN DE89 3704 0044 0532 0130 00, \
-             card 4111-1111-1111-1111, SSN 123-45-6789.",
+             card 4111-1111-1111-1111, SSN 123-45-6789, again a.b@example.com.",
         );
-        assert_eq!(out.text, "Mail [email], call [phone], IBAN [iban], card [card], SSN [ssn].");
-        assert_eq!(out.total(), 5);
+        assert_eq!(
+            out.text,
+            "Mail [email 1], call [phone 1], IBAN [iban 1], card [card 1], SSN [ssn 1], again [email 1]."
+        );
+        assert_eq!(out.total(), 6);
     }
 
     #[test]
     fn only_kinds_in_the_set() {
         let set: RedactionSet = [RedactionKind::Email].into_iter().collect();
         let out = Redactor::default().redact("a@b.com 4111111111111111", &set);
-        assert_eq!(out.text, "[email] 4111111111111111");
+        assert_eq!(out.text, "[email 1] 4111111111111111");
     }
 
     #[test]
     fn stray_number_before_a_valid_one() {
         let out = redact("ref 12 4111 1111 1111 1111");
-        assert_eq!(out.text, "ref 12 [card]");
+        assert_eq!(out.text, "ref 12 [card 1]");
+    }
+
+    #[test]
+    fn unicode_separators_are_read_and_the_rest_kept() {
+        let out = redact("Karte 4111\u{A0}1111\u{A0}1111\u{A0}1111 für Jürgen");
+        assert_eq!(out.text, "Karte [card 1] für Jürgen");
+    }
+
+    #[test]
+    fn scope_numbers_across_calls_and_restores() {
+        let redactor = Redactor::default();
+        let set = RedactionSet::builtin();
+        let mut scope = Placeholders::new();
+        let first = redactor.redact_in("to a@b.com", &set, &mut scope);
+        let second = redactor.redact_in("cc c@d.org and a@b.com", &set, &mut scope);
+        assert_eq!(first.text, "to [email 1]");
+        assert_eq!(second.text, "cc [email 2] and [email 1]");
+        assert_eq!(scope.restore("[email 2]").0, "c@d.org");
     }
 
     #[test]
@@ -294,7 +278,7 @@ mod tests {
         let redactor = Redactor::new(vec![custom]);
         let mut set = RedactionSet::builtin();
         set.insert(RedactionKind::Custom(RedactorName::new("employee_id")));
-        let out = redactor.redact("EMP-123456 wrote a@b.com", &set);
-        assert_eq!(out.text, "[employee_id] wrote [email]");
+        let out = redactor.redact("EMP-123456 wrote a@b.com, EMP-123456 again", &set);
+        assert_eq!(out.text, "[employee_id 1] wrote [email 1], [employee_id 1] again");
     }
 }

@@ -1,67 +1,481 @@
-//! Phone numbers: international (`+CC …`), North American (`(555) 123-4567`, `555-123-4567`)
-//! and common European local formats (`030 1234567`, `0171-1234567`).
+//! Phone numbers, validated with libphonenumber's metadata (the `phonenumber` crate).
 //!
-//! Phone shapes overlap with dates and other numbers, so the validator counts digits (7–15, the
-//! E.164 maximum) and refuses date-shaped candidates. Card numbers and IBANs are tried first.
+//! Candidates are runs of digits joined by the separators people write in phone numbers (space,
+//! `-`, `.`, `/`, parentheses), optionally led by `+` or `00`, with 7 to 15 digits. A candidate is
+//! a phone number when libphonenumber calls it valid: with `+`/`00` for whatever country its code
+//! names, otherwise as a national number of one of the configured regions. An extension after it
+//! (`x123`, `ext. 45`, `#12`) is part of the finding.
+//!
+//! A national number must also be written the way the region writes it: where the region's
+//! format for that number requires the trunk prefix (`0` in Britain, Germany, France…), a number
+//! without it is not read as that region's (`1234567890` is not `01234 567890`), as
+//! libphonenumber's own matcher does. Each region's general pattern and formats are compiled once
+//! from the metadata, so most regions are ruled out with one regex before the full parse.
+//!
+//! What keeps dates, amounts and identifiers out:
+//! - shapes that are not phone numbers are skipped before any lookup: dates (`15.01.2024`,
+//!   `2024-01-15`), year ranges (`2019-2024`), dotted quads (`10.1.2.3`);
+//! - a number in one piece right after an identifier's name (`Order 0123456789`, `invoice no.`,
+//!   `ticket #`) is an identifier unless a phone word (`phone`, `tel`, `mobile`…) is nearer;
+//! - a run that fails as a whole is tried as shorter runs of whole groups, so a valid number next
+//!   to a stray one is still found, but the look-alikes of other kinds (an SSN's 3-2-4 shape, a
+//!   card's 4-4-4-4) block it: see `finding`.
 
-/// The regex alternatives for phone candidates.
-pub(crate) const PATTERN: &str = concat!(
-    r"\+[1-9][0-9]{0,2}(?:[ .\-]?(?:\([0-9]{1,4}\)|[0-9]{1,5})){1,6}(?-u:\b)",
-    r"|(?:\([0-9]{3}\) ?|(?-u:\b)[0-9]{3}[.\- ])[0-9]{3}[.\- ][0-9]{4}(?-u:\b)",
-    r"|(?-u:\b)0[0-9]{1,4}(?:[ /.\-]?[0-9]{2,8}){1,3}(?-u:\b)",
-);
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, LazyLock};
 
-/// The byte length of `candidate` when it is a plausible phone number.
-pub(crate) fn recognize(candidate: &str) -> Option<usize> {
-    let digits = candidate.bytes().filter(u8::is_ascii_digit).count();
-    let international = candidate.starts_with('+');
-    let enough = if international { (8..=15).contains(&digits) } else { (9..=12).contains(&digits) };
-    (enough && !date_shaped(candidate) && !ssn_shaped(candidate)).then_some(candidate.len())
+use phonenumber::country::Id;
+use phonenumber::metadata::DATABASE;
+use regex::{Regex, RegexBuilder};
+
+use super::finding::Finding;
+use super::kind::RedactionKind;
+
+/// The regions whose national formats are read when a policy names none: the United States (and
+/// with it every NANP country), the United Kingdom, Germany, France, Spain, Italy, the
+/// Netherlands, Brazil, Australia and India.
+pub const DEFAULT_PHONE_REGIONS: [&str; 10] = ["US", "GB", "DE", "FR", "ES", "IT", "NL", "BR", "AU", "IN"];
+
+/// Fewest and most digits of a national significant number with its country code (E.164).
+const MIN_DIGITS: usize = 7;
+const MAX_DIGITS: usize = 15;
+/// How far back the words before a number are read.
+const CONTEXT: usize = 32;
+
+/// The regions national numbers are read in.
+#[derive(Clone)]
+pub struct PhoneRegions {
+    regions: Arc<[Region]>,
 }
 
-/// `AAA-GG-SSSS`: an SSN outside the issued ranges is not a phone number either.
-fn ssn_shaped(candidate: &str) -> bool {
-    let bytes = candidate.as_bytes();
-    bytes.len() == 11
-        && bytes[3] == b'-'
-        && bytes[6] == b'-'
-        && bytes.iter().enumerate().all(|(i, b)| i == 3 || i == 6 || b.is_ascii_digit())
+impl PartialEq for PhoneRegions {
+    fn eq(&self, other: &Self) -> bool {
+        self.regions.iter().map(|region| region.id).eq(other.regions.iter().map(|region| region.id))
+    }
 }
 
-/// `2024-01-15`, `15.01.2024`, `01/15/2024`: three digit groups with one repeated separator.
-fn date_shaped(candidate: &str) -> bool {
-    let groups: Vec<&str> = candidate.split(['-', '.', '/']).collect();
-    if groups.len() != 3 || !groups.iter().all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit())) {
+impl Eq for PhoneRegions {}
+
+impl fmt::Debug for PhoneRegions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.regions.iter().map(|region| region.id.as_ref())).finish()
+    }
+}
+
+/// One region's rules, compiled from libphonenumber's metadata.
+struct Region {
+    id: Id,
+    /// The trunk prefix (`0`), if the region has one.
+    trunk: Option<String>,
+    /// The general pattern of a national significant number, anchored.
+    general: Regex,
+    /// The formats: leading digits (anchored at the start), whole pattern, and whether the
+    /// trunk prefix must be written with it.
+    formats: Vec<(Option<Regex>, Regex, bool)>,
+}
+
+impl Region {
+    fn compile(id: Id) -> Option<Self> {
+        let meta = DATABASE.by_id(id.as_ref())?;
+        let anchored = |source: &str, end: bool| {
+            let source = if end { format!("^(?:{source})$") } else { format!("^(?:{source})") };
+            RegexBuilder::new(&source).ignore_whitespace(true).build().ok()
+        };
+        let general = anchored(meta.descriptors().general().national_number().as_str(), true)?;
+        let formats = meta
+            .formats()
+            .iter()
+            .filter_map(|format| {
+                let leading = match format.leading_digits().last() {
+                    Some(leading) => Some(anchored(leading.as_str(), false)?),
+                    None => None,
+                };
+                let pattern = anchored(format.pattern().as_str(), true)?;
+                let trunk_required = format.national_prefix().is_some_and(|rule| rule.contains("$NP"))
+                    && !format.is_national_prefix_optional();
+                Some((leading, pattern, trunk_required))
+            })
+            .collect();
+        Some(Self { id, trunk: meta.national_prefix().map(str::to_owned), general, formats })
+    }
+
+    /// Whether `digits`, written without `+`, is a valid number of this region written as the
+    /// region writes it.
+    fn accepts(&self, digits: &str) -> bool {
+        let stripped = self.trunk.as_deref().and_then(|trunk| digits.strip_prefix(trunk));
+        let national = match stripped {
+            Some(rest) if self.general.is_match(rest) => rest,
+            _ if self.general.is_match(digits) => digits,
+            _ => return false,
+        };
+        let trunk_written = stripped.is_some() && national.len() < digits.len();
+        if !trunk_written && self.trunk_required(national) {
+            return false;
+        }
+        is_valid(Some(self.id), digits)
+    }
+
+    /// Whether the region's format for `national` requires the trunk prefix.
+    fn trunk_required(&self, national: &str) -> bool {
+        self.formats
+            .iter()
+            .find(|(leading, pattern, _)| {
+                leading.as_ref().is_none_or(|leading| leading.is_match(national))
+                    && pattern.is_match(national)
+            })
+            .is_some_and(|(_, _, required)| *required)
+    }
+}
+
+/// A region code libphonenumber does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRegion(pub String);
+
+impl fmt::Display for UnknownRegion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown phone region {:?}: use ISO 3166 codes such as \"US\" or \"DE\"", self.0)
+    }
+}
+
+impl std::error::Error for UnknownRegion {}
+
+impl Default for PhoneRegions {
+    /// The default regions, compiled once per process.
+    fn default() -> Self {
+        static DEFAULT: LazyLock<PhoneRegions> = LazyLock::new(|| {
+            PhoneRegions::parse(DEFAULT_PHONE_REGIONS).expect("the default regions are known")
+        });
+        DEFAULT.clone()
+    }
+}
+
+impl PhoneRegions {
+    /// The regions named by ISO 3166 alpha-2 codes (`"US"`, `"de"`), in order.
+    pub fn parse<'a>(codes: impl IntoIterator<Item = &'a str>) -> Result<Self, UnknownRegion> {
+        let mut regions: Vec<Region> = Vec::new();
+        for code in codes {
+            let unknown = || UnknownRegion(code.to_owned());
+            let id = Id::from_str(&code.to_ascii_uppercase()).map_err(|_| unknown())?;
+            if !regions.iter().any(|region| region.id == id) {
+                regions.push(Region::compile(id).ok_or_else(unknown)?);
+            }
+        }
+        Ok(Self { regions: regions.into() })
+    }
+
+    /// Reports every phone number in `text`.
+    pub(crate) fn find(&self, text: &str, out: &mut Vec<Finding>) {
+        let bytes = text.as_bytes();
+        let mut index = 0;
+        while index < bytes.len() {
+            match candidate_at(text, index) {
+                Some(candidate) => {
+                    index = candidate.end.max(index + 1);
+                    self.check(text, &candidate, out);
+                }
+                None => index += 1,
+            }
+        }
+    }
+
+    /// Tries the candidate whole, then shorter runs of whole groups: dropping groups at the end,
+    /// and, for a national candidate, starting after a space (never inside parentheses or after
+    /// a `+` country code, where the rest would be read as another country's number).
+    fn check(&self, text: &str, candidate: &Candidate, out: &mut Vec<Finding>) {
+        let groups = &candidate.groups;
+        let bytes = text.as_bytes();
+        let mut first = 0;
+        while first < groups.len() {
+            let start = if first == 0 { candidate.start } else { groups[first].0 };
+            let may_start = first == 0
+                || (!candidate.international
+                    && bytes[start - 1] == b' '
+                    && !inside_parentheses(&bytes[candidate.start..start]));
+            let found = may_start
+                .then(|| {
+                    (first..groups.len()).rev().find_map(|last| {
+                        self.valid(text, start, groups[last].1, first == 0 && candidate.international)
+                            .map(|end| (last, end))
+                    })
+                })
+                .flatten();
+            match found {
+                Some((last, end)) => {
+                    out.push(Finding::valid(start, end, RedactionKind::Phone));
+                    first = last + 1;
+                }
+                None => first += 1,
+            }
+        }
+    }
+
+    /// The end of the valid number (with any extension) at `start..end`, if it is one.
+    fn valid(&self, text: &str, start: usize, end: usize, international: bool) -> Option<usize> {
+        let span = &text[start..end];
+        let digits: String = span.chars().filter(char::is_ascii_digit).collect();
+        let grouped = span.bytes().any(|b| !b.is_ascii_digit() && b != b'+');
+        if !(MIN_DIGITS..=MAX_DIGITS + 2).contains(&digits.len()) || not_a_phone_shape(span) {
+            return None;
+        }
+        let valid = if international {
+            let digits = digits.strip_prefix("00").filter(|_| !span.starts_with('+')).unwrap_or(&digits);
+            is_valid(None, &format!("+{digits}"))
+        } else {
+            if digits.len() > MAX_DIGITS || (!grouped && after_identifier_name(text, start)) {
+                return None;
+            }
+            self.regions.iter().any(|region| region.accepts(&digits))
+        };
+        valid.then(|| end + extension_length(&text[end..]))
+    }
+}
+
+fn is_valid(region: Option<Id>, number: &str) -> bool {
+    phonenumber::parse(region, number).is_ok_and(|number| phonenumber::is_valid(&number))
+}
+
+/// A run of digit groups that may be a phone number.
+struct Candidate {
+    start: usize,
+    end: usize,
+    international: bool,
+    /// Byte ranges of the digit groups.
+    groups: Vec<(usize, usize)>,
+}
+
+/// The candidate starting at `index`: `+`, `00`, `(` or a digit not glued to a word.
+fn candidate_at(text: &str, index: usize) -> Option<Candidate> {
+    let bytes = text.as_bytes();
+    let first = bytes[index];
+    if !(first.is_ascii_digit() || first == b'+' || first == b'(') {
+        return None;
+    }
+    if index > 0
+        && (bytes[index - 1].is_ascii_alphanumeric() || matches!(bytes[index - 1], b'_' | b'+' | b'.'))
+    {
+        return None;
+    }
+    if index > 0
+        && bytes[index - 1] >= 0x80
+        && text[..index].chars().next_back().is_some_and(char::is_alphanumeric)
+    {
+        return None;
+    }
+    let international =
+        first == b'+' || (bytes[index..].starts_with(b"00") && !bytes[index..].starts_with(b"000"));
+    let mut position = if first == b'+' { index + 1 } else { index };
+    let mut groups = Vec::new();
+    let mut open = first == b'(';
+    if open {
+        position += 1;
+    }
+    loop {
+        let start = position;
+        while position < bytes.len() && bytes[position].is_ascii_digit() {
+            position += 1;
+        }
+        if position == start {
+            break;
+        }
+        groups.push((start, position));
+        // One separator, or `) `, ` (`, `)-`: never two of the same.
+        let mut next = position;
+        let mut taken = 0;
+        while next < bytes.len()
+            && taken < 2
+            && matches!(bytes[next], b' ' | b'-' | b'.' | b'/' | b'(' | b')')
+        {
+            match bytes[next] {
+                b'(' if open => break,
+                b'(' => open = true,
+                b')' if !open => break,
+                b')' => open = false,
+                _ if taken == 1 && matches!(bytes[next - 1], b' ' | b'-' | b'.' | b'/') => break,
+                _ => {}
+            }
+            next += 1;
+            taken += 1;
+        }
+        if next < bytes.len() && bytes[next].is_ascii_digit() && next > position {
+            position = next;
+        } else {
+            // A closing parenthesis right after the last group belongs to it: `(030) 1234`.
+            break;
+        }
+    }
+    let end = groups.last()?.1;
+    if end < bytes.len()
+        && (bytes[end].is_ascii_alphabetic() || bytes[end] == b'_')
+        && extension_length(&text[end..]) == 0
+    {
+        return None;
+    }
+    Some(Candidate { start: index, end, international, groups })
+}
+
+/// Whether a `(` before the end of `prefix` is still open.
+fn inside_parentheses(prefix: &[u8]) -> bool {
+    prefix.iter().rposition(|&b| b == b'(') > prefix.iter().rposition(|&b| b == b')')
+}
+
+/// Dates, year ranges and dotted quads are not phone numbers.
+fn not_a_phone_shape(span: &str) -> bool {
+    let parts: Vec<&str> = span.split(['-', '.', '/', ' ']).filter(|part| !part.is_empty()).collect();
+    let lengths: Vec<usize> = parts.iter().map(|part| part.len()).collect();
+    let separators: Vec<u8> = span.bytes().filter(|b| matches!(b, b'-' | b'.' | b'/' | b' ')).collect();
+    let one_separator = separators.windows(2).all(|pair| pair[0] == pair[1]);
+    let all_digits = parts.iter().all(|part| part.bytes().all(|b| b.is_ascii_digit()));
+    let year = |part: &str| part.len() == 4 && (part.starts_with("19") || part.starts_with("20"));
+    if !all_digits || !one_separator {
         return false;
     }
-    let lengths: Vec<usize> = groups.iter().map(|g| g.len()).collect();
-    matches!(lengths.as_slice(), [4, 1..=2, 1..=2] | [1..=2, 1..=2, 4] | [1..=2, 1..=2, 2])
+    match lengths.as_slice() {
+        [4, 1..=2, 1..=2] | [1..=2, 1..=2, 4] | [1..=2, 1..=2, 2] => separators.first() != Some(&b' '),
+        [4, 4] => year(parts[0]) && year(parts[1]),
+        [1..=3, 1..=3, 1..=3, 1..=3] => separators.first() == Some(&b'.'),
+        _ => false,
+    }
+}
+
+/// Words that name an identifier when they come right before a number in one piece.
+const IDENTIFIER_NAMES: [&str; 28] = [
+    "order",
+    "invoice",
+    "ref",
+    "reference",
+    "id",
+    "no",
+    "nr",
+    "num",
+    "ticket",
+    "case",
+    "account",
+    "acct",
+    "customer",
+    "client",
+    "tracking",
+    "sku",
+    "po",
+    "serial",
+    "item",
+    "product",
+    "batch",
+    "lot",
+    "transaction",
+    "txn",
+    "booking",
+    "confirmation",
+    "contract",
+    "claim",
+];
+
+/// Words that make a nearby number a phone number.
+const PHONE_WORDS: [&str; 16] = [
+    "phone",
+    "tel",
+    "telephone",
+    "mobile",
+    "mob",
+    "cell",
+    "fax",
+    "call",
+    "contact",
+    "whatsapp",
+    "téléphone",
+    "telefon",
+    "teléfono",
+    "móvil",
+    "celular",
+    "portable",
+];
+
+/// Whether the word right before `start` (skipping `:`, `#`, `.` and spaces) names an identifier
+/// and no phone word comes before it in the same short stretch.
+fn after_identifier_name(text: &str, start: usize) -> bool {
+    let mut from = start.saturating_sub(CONTEXT);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let before = text[from..start].to_lowercase();
+    let words: Vec<&str> =
+        before.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect();
+    if words.iter().any(|word| PHONE_WORDS.iter().any(|phone| word.starts_with(phone))) {
+        return false;
+    }
+    let trailing = before.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '#' | '.' | '='));
+    let glued_hash = before.trim_end().ends_with('#');
+    glued_hash || words.last().is_some_and(|word| trailing.ends_with(word) && IDENTIFIER_NAMES.contains(word))
+}
+
+/// The length of an extension right after a number: ` x123`, ` ext. 45`, `#12`, ` extension 7`.
+fn extension_length(after: &str) -> usize {
+    static EXTENSION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?i-u)[ ,]?(?:ext\.?|extension|x|#)[ ]?[0-9]{1,6}\b")
+            .expect("the extension pattern is valid")
+    });
+    EXTENSION.find(after).map_or(0, |found| found.end())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn phones(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        PhoneRegions::default().find(text, &mut out);
+        out.iter().map(|f| &text[f.start..f.end]).collect()
+    }
+
     #[test]
-    fn phones() {
-        for phone in [
-            "+49 30 1234567",
-            "+1 (555) 123-4567",
-            "+441632960961",
-            "555-123-4567",
-            "(555) 123-4567",
-            "030 12345678",
-            "0171-1234567",
+    fn national_and_international_formats() {
+        for (text, phone) in [
+            ("call +49 30 1234567.", "+49 30 1234567"),
+            ("call +1 (212) 555-0123 now", "+1 (212) 555-0123"),
+            ("US (212) 555-0123", "(212) 555-0123"),
+            ("US 212-555-0123 x123 today", "212-555-0123 x123"),
+            ("US 212.555.0123 ext. 45", "212.555.0123 ext. 45"),
+            ("Paris 01 23 45 67 89", "01 23 45 67 89"),
+            ("Madrid 912 345 678", "912 345 678"),
+            ("São Paulo (11) 91234-5678", "(11) 91234-5678"),
+            ("Sydney (02) 9876 5432", "(02) 9876 5432"),
+            ("mobile 0412 345 678", "0412 345 678"),
+            ("India 98765 43210", "98765 43210"),
+            ("India 9876543210", "9876543210"),
+            ("Berlin 030 12345678", "030 12345678"),
+            ("mobile 0171-1234567", "0171-1234567"),
+            ("London 020 7946 0958", "020 7946 0958"),
+            ("from abroad 0044 20 7946 0958", "0044 20 7946 0958"),
+            ("+33123456789", "+33123456789"),
         ] {
-            assert!(recognize(phone).is_some(), "{phone}");
+            assert_eq!(phones(text), vec![phone], "{text}");
         }
     }
 
     #[test]
     fn not_phones() {
-        assert_eq!(recognize("15.01.2024"), None);
-        assert_eq!(recognize("01.02.2024"), None);
-        assert_eq!(recognize("+12"), None);
-        assert_eq!(recognize("0123"), None);
+        for text in [
+            "on 2024-01-15 and 15.01.2024 and 01/15/2024",
+            "order 12345, room 0123, +12",
+            "version 1.2.3 costs 1,234.56 EUR",
+            "Order 0123456789",
+            "invoice no. 0123456789",
+            "ticket #9876543210",
+            "from 2019-2024",
+            "host 10.120.30.40",
+        ] {
+            assert_eq!(phones(text), Vec::<&str>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn phone_word_beats_identifier_name() {
+        assert_eq!(phones("phone number 0123456789"), vec!["0123456789"]);
+    }
+
+    #[test]
+    fn regions_are_checked() {
+        assert!(PhoneRegions::parse(["us", "DE"]).is_ok());
+        assert_eq!(PhoneRegions::parse(["XX"]), Err(UnknownRegion("XX".into())));
     }
 }

@@ -182,7 +182,8 @@ mod tests {
     fn restores_inside_json_with_escaping() {
         let mut scope = Placeholders::new();
         scope.issue(&RedactionKind::Credentials, "p\"ss\\word");
-        let (text, count) = scope.restore_json_text(r#"{"password":"[credential 1]","n":[1,"[credential 1]"]}"#);
+        let (text, count) =
+            scope.restore_json_text(r#"{"password":"[credential 1]","n":[1,"[credential 1]"]}"#);
         assert_eq!(count, 2);
         let value: Value = serde_json::from_str(&text).expect("still JSON");
         assert_eq!(value["password"], "p\"ss\\word");

@@ -21,16 +21,16 @@ fn assert_untouched(input: &str) {
 
 #[test]
 fn email_positive() {
-    assert_redacts("write to jane.doe+hr@corp.example.com today", "write to [email] today");
-    assert_redacts("a@b.co", "[email]");
-    assert_redacts("<a href=\"mailto:x_y@mail.example.org\">", "<a href=\"mailto:[email]\">");
+    assert_redacts("write to jane.doe+hr@corp.example.com today", "write to [email 1] today");
+    assert_redacts("a@b.co", "[email 1]");
+    assert_redacts("<a href=\"mailto:x_y@mail.example.org\">", "<a href=\"mailto:[email 1]\">");
 }
 
 #[test]
 fn email_entity_encoded() {
-    assert_redacts("a&#64;b.com", "[email]");
-    assert_redacts("a&#x40;b.com", "[email]");
-    assert_redacts("jane&commat;corp&period;example", "[email]");
+    assert_redacts("a&#64;b.com", "[email 1]");
+    assert_redacts("a&#x40;b.com", "[email 1]");
+    assert_redacts("jane&commat;corp&period;example", "[email 1]");
 }
 
 #[test]
@@ -42,14 +42,15 @@ fn email_negative() {
 
 #[test]
 fn phone_positive() {
-    assert_redacts("call +49 30 1234567.", "call [phone].");
-    assert_redacts("call +1 (555) 123-4567", "call [phone]");
-    assert_redacts("call +44 20 7946 0958 now", "call [phone] now");
-    assert_redacts("US (555) 123-4567", "US [phone]");
-    assert_redacts("US 555-123-4567 or 555.987.6543", "US [phone] or [phone]");
-    assert_redacts("Berlin 030 12345678", "Berlin [phone]");
-    assert_redacts("mobile 0171-1234567", "mobile [phone]");
-    assert_redacts("+49&nbsp;30&nbsp;1234567", "[phone]");
+    assert_redacts("call +49 30 1234567.", "call [phone 1].");
+    assert_redacts("call +1 (212) 555-0123", "call [phone 1]");
+    assert_untouched("call +1 (555) 123-4567");
+    assert_redacts("call +44 20 7946 0958 now", "call [phone 1] now");
+    assert_redacts("US (555) 123-4567", "US [phone 1]");
+    assert_redacts("US 555-123-4567 or 555.987.6543", "US [phone 1] or [phone 2]");
+    assert_redacts("Berlin 030 12345678", "Berlin [phone 1]");
+    assert_redacts("mobile 0171-1234567", "mobile [phone 1]");
+    assert_redacts("+49&nbsp;30&nbsp;1234567", "[phone 1]");
 }
 
 #[test]
@@ -61,10 +62,10 @@ fn phone_negative() {
 
 #[test]
 fn iban_positive() {
-    assert_redacts("IBAN DE89370400440532013000.", "IBAN [iban].");
-    assert_redacts("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [iban] please");
-    assert_redacts("GB82 WEST 1234 5698 7654 32", "[iban]");
-    assert_redacts("FR1420041010050500013M02606", "[iban]");
+    assert_redacts("IBAN DE89370400440532013000.", "IBAN [iban 1].");
+    assert_redacts("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [iban 1] please");
+    assert_redacts("GB82 WEST 1234 5698 7654 32", "[iban 1]");
+    assert_redacts("FR1420041010050500013M02606", "[iban 1]");
 }
 
 #[test]
@@ -76,11 +77,11 @@ fn iban_negative() {
 
 #[test]
 fn card_positive() {
-    assert_redacts("card 4111111111111111 ok", "card [card] ok");
-    assert_redacts("card 4111 1111 1111 1111 ok", "card [card] ok");
-    assert_redacts("card 5500-0000-0000-0004", "card [card]");
-    assert_redacts("amex 3782 822463 10005", "amex [card]");
-    assert_redacts("4111&#32;1111&#32;1111&#32;1111", "[card]");
+    assert_redacts("card 4111111111111111 ok", "card [card 1] ok");
+    assert_redacts("card 4111 1111 1111 1111 ok", "card [card 1] ok");
+    assert_redacts("card 5500-0000-0000-0004", "card [card 1]");
+    assert_redacts("amex 3782 822463 10005", "amex [card 1]");
+    assert_redacts("4111&#32;1111&#32;1111&#32;1111", "[card 1]");
 }
 
 #[test]
@@ -92,8 +93,8 @@ fn card_negative() {
 
 #[test]
 fn ssn_positive() {
-    assert_redacts("SSN 123-45-6789.", "SSN [ssn].");
-    assert_redacts("SSN 078 05 1121", "SSN [ssn]");
+    assert_redacts("SSN 123-45-6789.", "SSN [ssn 1].");
+    assert_redacts("SSN 078 05 1121", "SSN [ssn 1]");
 }
 
 #[test]
@@ -117,7 +118,7 @@ fn counts_per_kind() {
 fn only_the_requested_kinds() {
     let set: RedactionSet = [RedactionKind::Iban].into_iter().collect();
     let out = Redactor::default().redact("a@b.com DE89370400440532013000 4111111111111111", &set);
-    assert_eq!(out.text, "a@b.com [iban] 4111111111111111");
+    assert_eq!(out.text, "a@b.com [iban 1] 4111111111111111");
     assert!(Redactor::default().redact("a@b.com", &RedactionSet::new()).counts.is_empty());
 }
 
@@ -129,12 +130,15 @@ fn custom_recognizers_by_name() {
     let mut set = RedactionSet::new();
     set.insert(RedactionKind::Custom(RedactorName::new("ticket")));
     let out = redactor.redact("see TCK-1234 and TCK-99 by a@b.com", &set);
-    assert_eq!(out.text, "see [ticket] and TCK-99 by a@b.com");
+    assert_eq!(out.text, "see [ticket 1] and TCK-99 by a@b.com");
     assert_eq!(out.counts.get(&RedactionKind::Custom(RedactorName::new("ticket"))), Some(&1));
 }
 
 #[test]
 fn non_ascii_text_is_kept() {
-    assert_redacts("Grüße — schreib an jürgen@b.de oder ö@x.de", "Grüße — schreib an [email] oder [email]");
-    assert_redacts("Préfixe 4111 1111 1111 1111 — fin", "Préfixe [card] — fin");
+    assert_redacts(
+        "Grüße — schreib an jürgen@b.de oder ö@x.de",
+        "Grüße — schreib an [email 1] oder [email 2]",
+    );
+    assert_redacts("Préfixe 4111 1111 1111 1111 — fin", "Préfixe [card 1] — fin");
 }

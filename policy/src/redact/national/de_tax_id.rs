@@ -1,0 +1,179 @@
+//! The German tax identification number (steuerliche Identifikationsnummer, IdNr, § 139b AO).
+//!
+//! Eleven digits, the first not 0 (numbers starting with 0 are test numbers). In the first ten
+//! digits exactly one digit occurs more than once, two or three times (three is allowed since
+//! 2016), and a digit that occurs three times never does so in three adjacent places; the other
+//! digits occur at most once. The eleventh digit is the check digit of ISO/IEC 7064 MOD 11,10.
+//! (Rules as published by the Bayerisches Landesamt für Steuern, "Prüfung der Steuer- und
+//! Steueridentifikationsnummer", 2019.)
+//!
+//! Written together (`86095742719`) or in the grouping of the BZSt's letters and payslips,
+//! `86 095 742 719`. A grouped number that fails its checks is a look-alike, so its groups are not
+//! read as a phone number; eleven digits together that fail are left to the other recognizers (a
+//! bare run of digits says nothing about what it is). `123/456/78903` is the older Steuernummer of
+//! a tax office, not this number, and is not matched.
+
+use super::{digit_run_end, next_digit, read_groups, standalone};
+use crate::redact::RedactionKind;
+use crate::redact::finding::Finding;
+
+/// Pushes every tax id in `text`: valid ones, and grouped look-alikes.
+pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+    let bytes = text.as_bytes();
+    let digit = |_: usize, byte: u8| byte.is_ascii_digit();
+    let mut at = 0;
+    while let Some(start) = next_digit(bytes, at) {
+        let run_end = digit_run_end(bytes, start);
+        at = run_end;
+        match run_end - start {
+            11 => {
+                if let Some((digits, end)) = read_groups::<11>(bytes, start, &[11], None, digit)
+                    && standalone(text, start, end, false)
+                    && is_valid(&digits)
+                {
+                    out.push(Finding::valid(start, end, RedactionKind::DeTaxId));
+                }
+            }
+            2 => {
+                let Some((digits, end)) = read_groups::<11>(bytes, start, &[2, 3, 3, 3], Some(b' '), digit)
+                else {
+                    continue;
+                };
+                if digits[0] == b'0' || !standalone(text, start, end, true) {
+                    continue;
+                }
+                out.push(if is_valid(&digits) {
+                    Finding::valid(start, end, RedactionKind::DeTaxId)
+                } else {
+                    Finding::look_alike(start, end, RedactionKind::DeTaxId)
+                });
+                at = end;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the eleven ASCII digits are a tax id: first digit, repetitions, check digit.
+fn is_valid(digits: &[u8; 11]) -> bool {
+    let values = digits.map(|d| d - b'0');
+    values[0] != 0 && repetitions_allowed(&values) && check_digit(&values) == values[10]
+}
+
+/// Exactly one digit of the first ten occurs twice or three times, and three never in a row.
+fn repetitions_allowed(values: &[u8; 11]) -> bool {
+    let body = &values[..10];
+    let mut counts = [0u8; 10];
+    for &value in body {
+        counts[usize::from(value)] += 1;
+    }
+    let mut repeated = counts.iter().filter(|&&count| count > 1);
+    match (repeated.next(), repeated.next()) {
+        (Some(2), None) => true,
+        (Some(3), None) => !body.windows(3).any(|w| w[0] == w[1] && w[1] == w[2]),
+        _ => false,
+    }
+}
+
+/// ISO/IEC 7064 MOD 11,10 over the first ten digits.
+fn check_digit(values: &[u8; 11]) -> u8 {
+    let mut product = 10u8;
+    for &value in &values[..10] {
+        let mut sum = (value + product) % 10;
+        if sum == 0 {
+            sum = 10;
+        }
+        product = (2 * sum) % 11;
+    }
+    match 11 - product {
+        10 => 0,
+        check => check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.iter().map(|f| (text[f.start..f.end].to_owned(), f.valid)).collect()
+    }
+
+    #[test]
+    fn validator() {
+        // Valid: one digit twice, three times apart, twice side by side, three times not in a row.
+        for id in ["86095742719", "47036892816", "65929970489", "57549285017", "25768131411", "81872495633"] {
+            assert!(is_valid(id.as_bytes().try_into().expect("11 digits")), "{id}");
+        }
+        for id in ["11234567890", "11012345675"] {
+            assert!(is_valid(id.as_bytes().try_into().expect("11 digits")), "{id}");
+        }
+        // Each of these has a right check digit but breaks another rule.
+        for (id, why) in [
+            ("02476291358", "leading zero: a test number"),
+            ("12345678903", "no repeated digit"),
+            ("98765432106", "no repeated digit"),
+            ("11012134569", "a digit four times"),
+            ("11223456785", "two repeated digits"),
+            ("11212234562", "two digits three times"),
+            ("11123456786", "three in a row"),
+        ] {
+            assert!(!is_valid(id.as_bytes().try_into().expect("11 digits")), "{id}: {why}");
+        }
+        assert!(!is_valid(b"86095742718"), "check digit");
+    }
+
+    #[test]
+    fn finds_in_text() {
+        let valid = |s: &str| vec![(s.to_owned(), true)];
+        let look_alike = |s: &str| vec![(s.to_owned(), false)];
+        let cases: Vec<(&str, Vec<(String, bool)>)> = vec![
+            ("86095742719", valid("86095742719")),
+            ("86 095 742 719", valid("86 095 742 719")),
+            ("Steuer-IdNr.: 47036892816, bitte", valid("47036892816")),
+            ("IdNr 65 929 970 489.", valid("65 929 970 489")),
+            ("(25768131411)", valid("25768131411")),
+            ("ID:57549285017\n", valid("57549285017")),
+            ("end 81 872 495 633", valid("81 872 495 633")),
+            // Wrong check digit: nothing when together, a look-alike in the tax-id grouping.
+            ("86095742718", vec![]),
+            ("86 095 742 718", look_alike("86 095 742 718")),
+            ("12 345 678 903", look_alike("12 345 678 903")),
+            // Inside longer numbers or words.
+            ("860957427190", vec![]),
+            ("186095742719", vec![]),
+            ("x86095742719", vec![]),
+            ("86095742719th", vec![]),
+            ("+86095742719", vec![]),
+            ("3.86095742719", vec![]),
+            ("86095742719-4", vec![]),
+            ("49 86 095 742 719", vec![]),
+            ("86 095 742 719 1", vec![]),
+            ("86 095 742 7190", vec![]),
+            // Other groupings, and the old Steuernummer.
+            ("860 957 427 19", vec![]),
+            ("86-095-742-719", vec![]),
+            ("123/456/78903", vec![]),
+            ("06 095 742 719", vec![]),
+            ("no digits at all", vec![]),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(found(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn several_in_one_text() {
+        let text = "a 86095742719 b 47 036 892 816 c 12 345 678 903 d";
+        assert_eq!(
+            found(text),
+            vec![
+                ("86095742719".to_owned(), true),
+                ("47 036 892 816".to_owned(), true),
+                ("12 345 678 903".to_owned(), false)
+            ]
+        );
+    }
+}
