@@ -137,3 +137,70 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
     assert!(app.requests().is_empty());
     gateway.stop().await;
 }
+
+/// Every value a page puts in a form option, a tool description, a context grouped with
+/// `&nbsp;` (U+00A0 in `textContent`) or a tool result is a placeholder for the model; the call
+/// the model makes with the option's placeholder reaches the page with the option's own value.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_option_holding_an_iban_reaches_the_page_restored_and_never_the_model() {
+    const IBAN: &str = "DE89 3704 0044 0532 0130 00";
+    let policy = "[[rule]]\nid = \"pay\"\ntools.allow = [\"pay_invoice\"]\ncontexts.allow = [\"account\"]\n\
+                  redact = [\"all\"]\n";
+    let app = upstream(|_| reply("text/plain", "upstream")).await;
+    let (stand_in, llm) = model(StandInOptions::default()).await;
+    let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, policy).await;
+    let session = send(gateway.address, harness::get("tasks.test", "/.toolgate/agent/session")).await;
+    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"]
+        .as_str()
+        .expect("csrf")
+        .to_owned();
+    let turn = json!({
+        "message": "Please pay invoice 42",
+        "tools": [{
+            "name": "pay_invoice", "source": "form",
+            "description": "Pays an invoice; questions to ap.team@corp.example",
+            "input_schema": {"type": "object", "required": ["account"], "properties": {
+                "account": {"type": "string", "title": "Account",
+                            "enum": [IBAN],
+                            "oneOf": [{"const": IBAN, "title": format!("Main account {IBAN}")}]}}},
+        }],
+        "contexts": [{"name": "account", "text": "Card 4111\u{a0}1111\u{a0}1111\u{a0}1111, SSN 123\u{a0}45\u{a0}6789"}],
+    });
+    let response =
+        harness::open(gateway.address, post("tasks.test", "/.toolgate/agent/turn", &csrf, &turn)).await;
+    assert_eq!(response.status(), 200);
+    let address = gateway.address;
+    let mut turn_id = String::new();
+    let seen = events(response, async |event: &Value| match event["event"].as_str() {
+        Some("started") => turn_id = event["turn_id"].as_str().unwrap_or_default().to_owned(),
+        Some("tool_call") => {
+            let answer = json!({"turn_id": turn_id, "call_id": event["call_id"], "ok": true,
+                                "result": {"paid_from": event["args"]["account"], "receipt_to": "ap.team@corp.example"}});
+            let posted = send(address, post("tasks.test", "/.toolgate/agent/result", &csrf, &answer)).await;
+            assert_eq!(posted.status, 202, "{}", posted.text());
+        }
+        _ => {}
+    })
+    .await;
+    let call = seen.iter().find(|event| event["event"] == "tool_call").expect("a tool call");
+    assert_eq!(
+        call["args"],
+        json!({"account": IBAN}),
+        "the page receives the option's real value: {seen:#?}"
+    );
+
+    let bodies = stand_in.bodies();
+    assert!(bodies.len() >= 2, "one round for the call, one for the answer");
+    for body in &bodies {
+        for original in ["DE89", "3704", "ap.team@corp.example", "4111", "6789"] {
+            assert!(!body.contains(original), "{original} reached the model: {body}");
+        }
+    }
+    let first: Value = serde_json::from_str(&bodies[0]).expect("model request");
+    let account = &first["tools"][0]["function"]["parameters"]["properties"]["account"];
+    assert_eq!(account["enum"], json!(["[iban 1]"]), "{first:#}");
+    assert_eq!(account["oneOf"][0], json!({"const": "[iban 1]", "title": "Main account [iban 1]"}));
+    assert!(bodies[0].contains("[card 1]") && bodies[0].contains("[ssn 1]"), "{}", bodies[0]);
+    assert!(bodies.iter().any(|body| body.contains("[email 1]")), "the description and the result");
+    gateway.stop().await;
+}

@@ -26,6 +26,7 @@ mod panel;
 mod passthrough;
 mod policy;
 mod process;
+mod redaction;
 mod reload;
 mod runtime;
 mod sso_interop;

@@ -47,7 +47,7 @@ pub(crate) async fn panel_until(page: &Page, condition: &str) -> Value {
     page.eval_in_shadow(PANEL, &body).await
 }
 
-async fn open_panel(page: &Page) {
+pub(crate) async fn open_panel(page: &Page) {
     panel(page, "root.querySelector('[data-action=open]').click()").await;
     panel_until(page, "root.querySelector('.root').dataset.open === 'true'").await;
 }
@@ -65,14 +65,14 @@ async fn key(page: &Page, key: &str, code: &str, key_code: u32) {
 }
 
 /// Types `text` into the message field the way a user does and presses Enter.
-async fn send_message(page: &Page, text: &str) {
+pub(crate) async fn send_message(page: &Page, text: &str) {
     panel(page, "root.querySelector('[data-field=message]').focus()").await;
     page.call("Input.insertText", json!({"text": text})).await;
     key(page, "Enter", "Enter", 13).await;
     panel_until(page, "root.querySelector('.root').dataset.turn === 'running' || root.querySelector('.root').dataset.turn === 'done'").await;
 }
 
-async fn turn_ends(page: &Page) -> String {
+pub(crate) async fn turn_ends(page: &Page) -> String {
     let state = panel_until(
         page,
         "['done', 'error', 'stopped', 'lost'].includes(root.querySelector('.root').dataset.turn) && root.querySelector('.root').dataset.turn",
