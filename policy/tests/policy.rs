@@ -1,5 +1,6 @@
 //! The policy crate's one integration test binary: golden decision cases from data files,
-//! explanations, redaction per recognizer, the deny-is-never-allow property, and reload behaviour.
+//! explanations, redaction per recognizer, the redaction corpus (recall and precision), the
+//! deny-is-never-allow property, and reload behaviour.
 
 #[path = "policy/cases.rs"]
 mod cases;
@@ -11,5 +12,7 @@ mod page_tools;
 mod properties;
 #[path = "policy/redaction.rs"]
 mod redaction;
+#[path = "policy/redaction_corpus.rs"]
+mod redaction_corpus;
 #[path = "policy/reload.rs"]
 mod reload;

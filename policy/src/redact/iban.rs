@@ -31,7 +31,13 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 });
                 position = end;
             }
-            None => position = found.start() + 2,
+            None => match grouped_look_alike(found.as_str()) {
+                Some(length) => {
+                    out.push(Finding::look_alike(found.start(), found.start() + length, RedactionKind::Iban));
+                    position = found.start() + length;
+                }
+                None => position = found.start() + 2,
+            },
         }
     }
 }
@@ -60,6 +66,25 @@ fn recognize(candidate: &str) -> Option<(usize, bool)> {
         return None;
     }
     Some((end, mod97(&compact[..length])))
+}
+
+/// An IBAN written in groups of four whose country is unknown or whose length is wrong: the byte
+/// length of its groups (at least four of them), so that its digits are not read as other kinds.
+fn grouped_look_alike(candidate: &str) -> Option<usize> {
+    let mut end = 0;
+    let mut groups = 0;
+    for (index, group) in candidate.split(' ').enumerate() {
+        let full = group.len() == 4 || (index > 0 && (1..4).contains(&group.len()));
+        if !full || !group.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            break;
+        }
+        end += group.len() + usize::from(index > 0);
+        groups += 1;
+        if group.len() < 4 {
+            break;
+        }
+    }
+    (groups >= 4).then_some(end)
 }
 
 /// ISO 13616 check: move the first four characters to the end, letters become 10..35, the

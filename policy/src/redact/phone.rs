@@ -330,6 +330,10 @@ fn not_a_phone_shape(span: &str) -> bool {
     if !all_digits || !one_separator {
         return false;
     }
+    // Object identifiers and version chains: four or more dotted parts, one of them a single digit.
+    if separators.first() == Some(&b'.') && lengths.len() >= 4 && lengths.contains(&1) {
+        return true;
+    }
     match lengths.as_slice() {
         [4, 1..=2, 1..=2] | [1..=2, 1..=2, 4] | [1..=2, 1..=2, 2] => separators.first() != Some(&b' '),
         [4, 4] => year(parts[0]) && year(parts[1]),

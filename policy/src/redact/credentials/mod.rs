@@ -1,3 +1,159 @@
-//! Placeholder until the credentials recognizer lands.
+//! Credentials: private keys, JWTs, cloud and SaaS tokens, and secrets written in context
+//! (`password=…`, `Authorization: Bearer …`, `https://user:pass@host`).
+//!
+//! Two literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as `ghp_`
+//! or `AKIA`, `-----BEGIN `, `eyJ`, `://`) and key words (`pass`, `pwd`, `secret`, `token`, `key`,
+//! `auth`, `bearer`). Ordinary prose matches a trigger only now and then, and a key word with no
+//! separator after its name is dropped after a few byte reads, so text without credentials costs
+//! about two prefilter scans. Each trigger is handed to the recognizer that owns it, which reads
+//! the exact shape by hand and reports:
+//! - a *valid* finding over the secret value only (the password, not `password=`), or
+//! - a *look-alike* over a span that has a credential's shape but is not a live secret (a
+//!   vendor's documented example key, a GitHub token whose checksum fails, a masked value, a
+//!   public key or certificate), which keeps other recognizers from reading digits inside it.
+//!
+//! Context recognizers (assignments, headers, URLs) resume scanning at the start of the value
+//! they found, so a vendor token inside a value is still checked by its own recognizer: when it
+//! turns out to be a look-alike over the same span, the look-alike wins when findings are settled.
+
+mod assign;
+mod aws;
+mod github;
+mod header;
+mod jwt;
+mod key;
+mod pem;
+mod url;
+mod value;
+mod vendors;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder};
+
 use super::finding::Finding;
-pub(crate) fn find(_text: &str, _out: &mut Vec<Finding>) {}
+use super::kind::RedactionKind;
+
+/// Triggers of shapes: vendor prefixes, PEM, JWT and URL markers (case-sensitive, rare in prose).
+const SHAPE_TRIGGERS: &str = concat!(
+    r"-----BEGIN |eyJ|://|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)",
+    r"|github_pat_|gh[pousr]_|gl(?:pat|oas|dt|rtr|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|GR1348941",
+    r"|xox[abposre]|xapp-|[srp]k_(?:live|test)_|whsec_|AIza|GOCSPX-|ya29\.|1//0",
+    r"|npm_|pypi-AgE|SG\.|sk-(?:proj|svcacct|admin|ant)-|T3BlbkFJ|hf_|dop_v1_|shp(?:at|ss|ca|pa)_",
+);
+
+/// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
+/// `dbPassword`, `PASSWORD`): a short literal set the regex prefilter scans fast, where a
+/// case-insensitive one would be several times slower.
+const KEYWORD_TRIGGERS: &str = concat!(
+    "pass|Pass|PASS|pwd|PWD|secret|Secret|SECRET|token|Token|TOKEN|key|Key|KEY",
+    "|auth|Auth|AUTH|bearer|Bearer|BEARER",
+);
+
+// Compile-time constants covered by every test: building them cannot fail on any input.
+static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
+    RegexBuilder::new(SHAPE_TRIGGERS).dfa_size_limit(4 << 20).build().expect("shape triggers are valid")
+});
+static KEYWORDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(KEYWORD_TRIGGERS).expect("keyword triggers are valid"));
+
+/// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
+pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+    let (shapes, keywords) = (&*SHAPES, &*KEYWORDS);
+    let mut shape = shapes.find(text);
+    let mut keyword = keywords.find(text);
+    let mut at = 0;
+    loop {
+        if shape.is_some_and(|found| found.start() < at) {
+            shape = shapes.find_at(text, at);
+        }
+        if keyword.is_some_and(|found| found.start() < at) {
+            keyword = keywords.find_at(text, at);
+        }
+        let found = match (shape, keyword) {
+            (Some(s), Some(k)) => {
+                if s.start() <= k.start() {
+                    s
+                } else {
+                    k
+                }
+            }
+            (Some(found), None) | (None, Some(found)) => found,
+            (None, None) => break,
+        };
+        let resume = dispatch(text, found.start(), found.end(), out);
+        at = char_boundary(text, resume.max(found.start() + 1));
+    }
+}
+
+/// Hands one trigger to its recognizer; returns where scanning resumes.
+fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
+    let trigger = &text[start..end];
+    match trigger.as_bytes()[0] {
+        b'-' => pem::at_begin(text, start, out),
+        b':' => url::at_scheme_separator(text, start, out),
+        b'e' if trigger == "eyJ" => jwt::at_header(text, start, out),
+        _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),
+        b'A' if trigger.len() == 4 && trigger != "AIza" => aws::at_key_id(text, start, out),
+        b'g' if trigger.starts_with("gh") || trigger.starts_with("github") => {
+            github::at_prefix(text, start, end, out)
+        }
+        _ => vendors::at_prefix(text, start, end, out),
+    }
+}
+
+fn is_keyword(trigger: &str) -> bool {
+    ["pass", "pwd", "secret", "token", "key", "auth", "bearer"]
+        .iter()
+        .any(|word| trigger.eq_ignore_ascii_case(word))
+}
+
+/// A valid finding.
+fn secret(out: &mut Vec<Finding>, start: usize, end: usize) {
+    out.push(Finding::valid(start, end, RedactionKind::Credentials));
+}
+
+/// A look-alike: a credential's shape that is not a live secret.
+fn look_alike(out: &mut Vec<Finding>, start: usize, end: usize) {
+    out.push(Finding::look_alike(start, end, RedactionKind::Credentials));
+}
+
+/// The end of the run of bytes matching `keep` from `from`, at most `limit` bytes long.
+fn run(bytes: &[u8], from: usize, limit: usize, keep: impl Fn(u8) -> bool) -> usize {
+    let stop = bytes.len().min(from.saturating_add(limit));
+    let mut index = from;
+    while index < stop && keep(bytes[index]) {
+        index += 1;
+    }
+    index
+}
+
+/// True when the byte before `start` does not continue a word (`[A-Za-z0-9]`).
+fn starts_word(bytes: &[u8], start: usize) -> bool {
+    start == 0 || !bytes[start - 1].is_ascii_alphanumeric()
+}
+
+/// `[A-Za-z0-9_-]`: base64url, and most vendor token bodies.
+fn is_base64url(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
+}
+
+/// The first char boundary at or after `index`.
+fn char_boundary(text: &str, mut index: usize) -> usize {
+    while index < text.len() && !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index.min(text.len())
+}
+
+/// The last char boundary at or before `index`.
+fn floor_boundary(text: &str, mut index: usize) -> usize {
+    index = index.min(text.len());
+    while index > 0 && !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}

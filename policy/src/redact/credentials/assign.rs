@@ -1,0 +1,187 @@
+//! Secrets assigned to a key in every common syntax: `key=value`, `key: value` (YAML, logs),
+//! `"key": "value"` (JSON, also escaped inside JSON text), `key => 'value'`, `KEY="value"`
+//! (env, shell, INI, TOML), `?token=…&`, `--password value` / `--password=value`,
+//! `<password>value</password>`, and pairs written as `name: DB_PASSWORD` + `value: …` (Kubernetes
+//! env lists) or `<add key="DbPassword" value="…"/>`.
+//!
+//! Only the value is reported. Strong separators (`=` without spaces, `=>`, `:=`, a quoted key or
+//! value, XML, `--flag=`) take any value that is not a placeholder. Weak ones (an unquoted
+//! `key: value`, a spaced `key = value`, `--flag value`) are also how prose is written
+//! ("password: at least 12 characters"), so there a value that is an ordinary word followed by
+//! more prose is skipped, and so are pure numbers under four digits.
+
+use super::key::{self, Key};
+use super::value::{self, Value};
+use super::{header, run};
+
+/// Handles a key word found at `start..end`; returns where scanning resumes.
+pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
+    let mut name_start = start;
+    while name_start > 0 && is_name(bytes[name_start - 1]) && start - name_start < 64 {
+        name_start -= 1;
+    }
+    let mut name_end = run(bytes, end, 64, is_name);
+    let dashes = run(bytes, name_start, 2, |b| b == b'-') - name_start;
+    name_start += run(bytes, name_start, 8, |b| b == b'-' || b == b'.') - name_start;
+    while name_end > name_start && matches!(bytes[name_end - 1], b'.' | b'-') {
+        name_end -= 1;
+    }
+    if name_start >= name_end {
+        return end;
+    }
+    if !may_assign(bytes, name_start, name_end, dashes == 2) {
+        return name_end;
+    }
+    let name = &text[name_start..name_end];
+    let before = &bytes[..name_start - dashes];
+    let query = matches!(before.last(), Some(b'?' | b'&'));
+    let Some(key) = key::classify(name, query, prose_word_before(text, name_start)) else {
+        return name_end;
+    };
+    match key {
+        Key::Authorization => header::authorization(text, name_end, out),
+        Key::Bearer => header::bearer(text, name_end, out),
+        Key::Secret { weak } => {
+            let flag = dashes == 2;
+            let Some((value, strong)) =
+                separated(text, name_start, name_end, flag).or_else(|| paired(text, name_start, name_end))
+            else {
+                return name_end;
+            };
+            let written = value.text(text);
+            if written.contains("EXAMPLE") && written.len() >= 16 && !written.contains(' ') {
+                // A vendor's documented example (`wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`).
+                super::look_alike(out, value.start, value.end);
+            } else if accept(text, name, value, strong, weak) {
+                super::secret(out, value.start, value.end);
+            }
+            value.start
+        }
+    }
+}
+
+/// A cheap first look: whether anything after (or before) the name can make it an assignment,
+/// so the many key words of prose ("the author", "a key to") are dropped at once.
+fn may_assign(bytes: &[u8], name_start: usize, name_end: usize, flag: bool) -> bool {
+    let closed = run(bytes, name_end, 4, |b| matches!(b, b'"' | b'\'' | b'\\' | b']'));
+    let next = run(bytes, closed, 16, |b| b == b' ' || b == b'\t');
+    let opened = name_start.checked_sub(1).map(|index| bytes[index]);
+    matches!(bytes.get(next), Some(b'=' | b':'))
+        || (opened == Some(b'<') && bytes.get(name_end) == Some(&b'>'))
+        || (flag && next > closed)
+        || (next > name_end && bytes[name_start..name_end].eq_ignore_ascii_case(b"bearer"))
+        || is_name_label(bytes, name_start)
+}
+
+/// Whether the text before the name is a `name`/`key` label (`name: DB_PASSWORD`, `key="…"`).
+fn is_name_label(bytes: &[u8], name_start: usize) -> bool {
+    let mut index = name_start;
+    while index > 0
+        && name_start - index < 8
+        && matches!(bytes[index - 1], b'"' | b'\'' | b'\\' | b' ' | b':' | b'=')
+    {
+        index -= 1;
+    }
+    let before = &bytes[..index];
+    index < name_start
+        && [b"name".as_slice(), b"key".as_slice()].iter().any(|label| {
+            before.len() >= label.len()
+                && before[before.len() - label.len()..].eq_ignore_ascii_case(label)
+                && before
+                    .len()
+                    .checked_sub(label.len() + 1)
+                    .is_none_or(|i| !before[i].is_ascii_alphanumeric())
+        })
+}
+
+/// The value after `name` and its separator, and whether the separator is a strong one.
+fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Option<(Value, bool)> {
+    let bytes = text.as_bytes();
+    let opened = name_start.checked_sub(1).map(|index| bytes[index]);
+    let key_quoted = matches!(opened, Some(b'"' | b'\''));
+    if opened == Some(b'<') && bytes.get(name_end) == Some(&b'>') {
+        return xml(text, name_start, name_end);
+    }
+    let mut at = name_end;
+    if key_quoted {
+        at = run(bytes, at, 4, |b| matches!(b, b'"' | b'\'' | b'\\' | b']'));
+    }
+    let spaced_before = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
+    let spaced = spaced_before > at;
+    at = spaced_before;
+    let rest = &bytes[at.min(bytes.len())..];
+    let (separator_len, strong) = if rest.starts_with(b"=>") || rest.starts_with(b":=") {
+        (2, true)
+    } else if rest.starts_with(b"==") {
+        (2, false)
+    } else if rest.starts_with(b"=") {
+        (1, !spaced || flag)
+    } else if rest.starts_with(b":") && !rest.starts_with(b"::") && !rest.starts_with(b"://") {
+        (1, key_quoted)
+    } else if flag && spaced {
+        (0, false)
+    } else {
+        return None;
+    };
+    at += separator_len;
+    let value_at = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
+    let value = value::read(text, value_at)?;
+    if separator_len == 2 && rest.starts_with(b"==") && !value.quoted {
+        return None;
+    }
+    if separator_len == 0 && bytes[value.start] == b'-' {
+        return None;
+    }
+    Some((value, strong || value.quoted))
+}
+
+/// `<password>value</password>`: the element's text, when the closing tag follows it.
+fn xml(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool)> {
+    let start = name_end + 1;
+    let end = start + text[start..].find('<').filter(|&length| length <= 4096)?;
+    let closing = text[end..].strip_prefix("</")?.strip_prefix(&text[name_start..name_end])?;
+    closing.starts_with('>').then_some((Value { start, end, quoted: true }, true))
+}
+
+/// A key named as the value of `name`/`key` with its value in a sibling `value` field:
+/// `- name: DB_PASSWORD` + `value: hunter2`, `{"name": "API_KEY", "value": "…"}`,
+/// `<add key="DbPassword" value="…" />`.
+fn paired(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool)> {
+    let bytes = text.as_bytes();
+    if !is_name_label(bytes, name_start) {
+        return None;
+    }
+    let window = &text[name_end..super::floor_boundary(text, name_end + 120)];
+    let offset = window.find("value").or_else(|| window.find("Value"))?;
+    let value_name = name_end + offset;
+    if bytes[value_name - 1].is_ascii_alphanumeric() {
+        return None;
+    }
+    let (value, _) = separated(text, value_name, value_name + 5, false)?;
+    Some((value, true))
+}
+
+/// Whether `value` passes the checks for its separator and key.
+fn accept(text: &str, name: &str, value: Value, strong: bool, weak_key: bool) -> bool {
+    let written = value.text(text);
+    if value::is_placeholder(written) || value::is_path(written) || written.starts_with("-----BEGIN") {
+        return false;
+    }
+    if name.eq_ignore_ascii_case("pwd") || name.eq_ignore_ascii_case("oldpwd") {
+        // The shell's working directory, not a password, whatever it holds.
+        return !written.starts_with('/') && !written.starts_with('~');
+    }
+    if weak_key && written.len() < 12 {
+        return false;
+    }
+    let short_number = written.len() < 4 && written.bytes().all(|b| b.is_ascii_digit());
+    strong || !(value::is_prose(text, value) || short_number)
+}
+
+/// The word right before `name_start` when one space separates them (`API` in `API key:`).
+fn prose_word_before(text: &str, name_start: usize) -> Option<&str> {
+    let word = text[..name_start].strip_suffix(' ')?.rsplit(|c: char| !c.is_ascii_alphabetic()).next()?;
+    (!word.is_empty()).then_some(word)
+}

@@ -1,0 +1,251 @@
+//! Which key names hold secrets: `password`, `DB_PASSWORD`, `SMTP_PASS`, `client_secret`,
+//! `apiKey`, `X-API-Key`, `aws_secret_access_key`, `SecretAccessKey`, `spring.datasource.password`.
+//!
+//! A name is split into words at `_`, `-`, `.` and camel-case humps, and judged by its last word:
+//! - ends in `password`, `passwd`, `passphrase`, `passcode`, `pwd`, `secret`, `token`, `apikey`
+//!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or is `pass`: a secret;
+//! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
+//!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
+//!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
+//!   (`API key: …`);
+//! - is `auth`: a secret that must look like one (long enough);
+//! - is `authorization`: a header value (scheme and credentials);
+//! - a trailing `base`, `value`, `b64`, `hex`, … is skipped (`secret_key_base`);
+//! - names of counters and cursors are not secrets (`max_tokens`, `page_token`, `next_token`,
+//!   `token_type`, `password_min_length`: their last word decides, or their qualifier excludes).
+
+/// What a key name holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Key {
+    /// A secret; `weak` ones must also look like a secret (length, not a word).
+    Secret { weak: bool },
+    /// An `Authorization`-style header: `scheme credentials`.
+    Authorization,
+    /// The word `Bearer` followed by a token.
+    Bearer,
+}
+
+const SECRET_ENDINGS: [&str; 8] =
+    ["password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "apikey"];
+
+const KEY_QUALIFIERS: [&str; 26] = [
+    "api",
+    "secret",
+    "private",
+    "access",
+    "account",
+    "master",
+    "signing",
+    "sign",
+    "encryption",
+    "encrypt",
+    "client",
+    "app",
+    "application",
+    "auth",
+    "license",
+    "subscription",
+    "shared",
+    "session",
+    "webhook",
+    "hmac",
+    "jwt",
+    "consumer",
+    "storage",
+    "admin",
+    "root",
+    "sas",
+];
+
+/// Words that, right before the last word, make it a counter, cursor or setting.
+const NOT_SECRET_QUALIFIERS: [&str; 18] = [
+    "page",
+    "next",
+    "prev",
+    "previous",
+    "continuation",
+    "cursor",
+    "sync",
+    "resume",
+    "max",
+    "min",
+    "num",
+    "count",
+    "total",
+    "input",
+    "output",
+    "completion",
+    "prompt",
+    "public",
+];
+
+const IGNORED_LAST: [&str; 9] = ["base", "value", "b64", "base64", "hex", "plain", "plaintext", "raw", "str"];
+
+/// Classifies the key name `name`; `query` when it is a query parameter (`?key=`), `prose_before`
+/// the word before it when separated by one space (`API` in `API key: …`).
+pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> Option<Key> {
+    let lower = name.to_ascii_lowercase();
+    let mut words: Vec<&str> = split(name).into_iter().map(|(start, end)| &lower[start..end]).collect();
+    while words.len() > 1 && words.last().is_some_and(|word| IGNORED_LAST.contains(word)) {
+        words.pop();
+    }
+    let (&last, earlier) = words.split_last()?;
+    if last == "authorization" {
+        return Some(Key::Authorization);
+    }
+    if last == "bearer" {
+        return (words.len() == 1).then_some(Key::Bearer);
+    }
+    if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
+        return None;
+    }
+    if last == "pass" || SECRET_ENDINGS.iter().any(|ending| last.ends_with(ending)) {
+        return Some(Key::Secret { weak: false });
+    }
+    if last == "auth" {
+        return Some(Key::Secret { weak: true });
+    }
+    let qualified = |word: &str| KEY_QUALIFIERS.contains(&word);
+    if last == "key" {
+        let prose = prose_before.map(str::to_ascii_lowercase);
+        let found = earlier.iter().any(|word| qualified(word))
+            || (earlier.is_empty() && (query || prose.as_deref().is_some_and(qualified)));
+        return found.then_some(Key::Secret { weak: false });
+    }
+    let stem = last.strip_suffix("key")?;
+    KEY_QUALIFIERS.iter().any(|qualifier| stem.ends_with(qualifier)).then_some(Key::Secret { weak: false })
+}
+
+/// The byte ranges of the words of `name`: split at `_`, `-`, `.`, `:` and camel-case humps
+/// (`SecretAccessKey` → Secret, Access, Key; `APIKey` → API, Key).
+fn split(name: &str) -> Vec<(usize, usize)> {
+    let bytes = name.as_bytes();
+    let mut words = Vec::with_capacity(4);
+    let mut start = None;
+    for (index, &byte) in bytes.iter().enumerate() {
+        if !byte.is_ascii_alphanumeric() {
+            if let Some(from) = start.take() {
+                words.push((from, index));
+            }
+            continue;
+        }
+        let Some(from) = start else {
+            start = Some(index);
+            continue;
+        };
+        let previous = bytes[index - 1];
+        let hump = byte.is_ascii_uppercase()
+            && (previous.is_ascii_lowercase()
+                || previous.is_ascii_digit()
+                || (previous.is_ascii_uppercase()
+                    && bytes.get(index + 1).is_some_and(u8::is_ascii_lowercase)));
+        if hump && index > from {
+            words.push((from, index));
+            start = Some(index);
+        }
+    }
+    if let Some(from) = start {
+        words.push((from, bytes.len()));
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_names_into_words() {
+        let words =
+            |name: &str| split(name).into_iter().map(|(s, e)| name[s..e].to_owned()).collect::<Vec<_>>();
+        assert_eq!(words("SecretAccessKey"), ["Secret", "Access", "Key"]);
+        assert_eq!(words("APIKey"), ["API", "Key"]);
+        assert_eq!(words("aws_secret_access_key"), ["aws", "secret", "access", "key"]);
+        assert_eq!(words("spring.datasource.password"), ["spring", "datasource", "password"]);
+        assert_eq!(words("X-Api-Key"), ["X", "Api", "Key"]);
+        assert_eq!(words("DB_PASSWORD"), ["DB", "PASSWORD"]);
+    }
+
+    #[test]
+    fn secret_names() {
+        let strong = Some(Key::Secret { weak: false });
+        for name in [
+            "password",
+            "Password",
+            "PASSWORD",
+            "passwd",
+            "pwd",
+            "pass",
+            "secret",
+            "client_secret",
+            "api_key",
+            "apikey",
+            "APIKEY",
+            "api-key",
+            "X-API-Key",
+            "apiKey",
+            "access_token",
+            "auth_token",
+            "token",
+            "private_key",
+            "DB_PASSWORD",
+            "SMTP_PASS",
+            "GITHUB_TOKEN",
+            "PGPASSWORD",
+            "aws_secret_access_key",
+            "AWS_SECRET_ACCESS_KEY",
+            "SecretAccessKey",
+            "secret_key",
+            "secret_key_base",
+            "spring.datasource.password",
+            "AccountKey",
+            "SharedAccessKey",
+            "clientSecret",
+            "refresh_token",
+            "MYSQL_ROOT_PASSWORD",
+            "Private-Token",
+            "passphrase",
+        ] {
+            assert_eq!(classify(name, false, None), strong, "{name}");
+        }
+        assert_eq!(classify("key", true, None), strong);
+        assert_eq!(classify("key", false, Some("API")), strong);
+        assert_eq!(classify("auth", false, None), Some(Key::Secret { weak: true }));
+        assert_eq!(classify("Proxy-Authorization", false, None), Some(Key::Authorization));
+        assert_eq!(classify("Bearer", false, None), Some(Key::Bearer));
+    }
+
+    #[test]
+    fn other_names() {
+        for name in [
+            "key",
+            "keys",
+            "max_tokens",
+            "token_type",
+            "tokens",
+            "page_token",
+            "nextToken",
+            "password_min_length",
+            "passport",
+            "bypass",
+            "compass",
+            "author",
+            "authority",
+            "keyboard",
+            "monkey",
+            "primary_key",
+            "public_key",
+            "aws_access_key_id",
+            "private_key_id",
+            "token_url",
+            "secret_name",
+            "passwordless",
+            "sort_key",
+            "input_tokens",
+            "authentication",
+        ] {
+            assert_eq!(classify(name, false, None), None, "{name}");
+        }
+        assert_eq!(classify("key", false, Some("the")), None);
+    }
+}

@@ -1,0 +1,165 @@
+//! Secrets assigned to key names, in every syntax, with offsets covering only the value.
+
+use super::*;
+
+/// Assignment syntaxes: `{k}` is the key name, `{v}` the value.
+const SYNTAXES: [&str; 22] = [
+    "{k}={v}",
+    "{k}: {v}",
+    "{k} = {v}",
+    "{k} = \"{v}\"",
+    "{k}='{v}'",
+    "\"{k}\": \"{v}\"",
+    "\"{k}\":\"{v}\"",
+    "'{k}' => '{v}'",
+    "{k} => \"{v}\"",
+    "{k} := \"{v}\"",
+    "export {K}={v}",
+    "export {K}=\"{v}\"",
+    "https://api.example.com/v1/items?{k}={v}&page=2",
+    "GET /login?user=ada&{k}={v} HTTP/1.1",
+    "cli --{k} {v} --verbose",
+    "cli --{k}={v}",
+    "<{k}>{v}</{k}>",
+    "{\\\"{k}\\\":\\\"{v}\\\",\\\"user\\\":\\\"ada\\\"}",
+    "{k}: \"{v}\"",
+    "  {k}: '{v}'",
+    "{k}={v};Timeout=30",
+    "user={{ user }}, {k}={v}, port=5432",
+];
+
+const KEYS: [&str; 20] = [
+    "password",
+    "Password",
+    "PASSWORD",
+    "passwd",
+    "pwd",
+    "pass",
+    "secret",
+    "client_secret",
+    "api_key",
+    "apikey",
+    "api-key",
+    "access_token",
+    "auth_token",
+    "token",
+    "private_key",
+    "db_password",
+    "smtp_pass",
+    "github_token",
+    "secret_key",
+    "refresh_token",
+];
+
+const VALUES: [&str; 6] =
+    ["hunter2", "S3cr3t!Pass", "tr0ub4dor3", "9f8e7d6c5b4a", "Zx81-Qw_7#yz", "correcthorse9"];
+
+#[test]
+fn every_syntax_every_key() {
+    for syntax in SYNTAXES {
+        for key in KEYS {
+            for value in VALUES {
+                let text = syntax
+                    .replace("{k}", key)
+                    .replace("{K}", &key.to_ascii_uppercase())
+                    .replace("{v}", value);
+                assert_secret(&text, value);
+            }
+        }
+    }
+}
+
+#[test]
+fn quoted_values_may_hold_spaces_and_escapes() {
+    assert_secret(r#"password = "correct horse battery""#, "correct horse battery");
+    assert_secret(r#"{"password": "pa\"ss w0rd", "user": "ada"}"#, r#"pa\"ss w0rd"#);
+    assert_secret(r#"{"output": "{\"password\": \"p@ss w0rd\"}"}"#, "p@ss w0rd");
+    assert_secret("PASSWORD='it''s'", "it");
+    assert_secret("secret: \"Tr0ub4dor&3\"", "Tr0ub4dor&3");
+}
+
+#[test]
+fn bare_values_end_where_the_carrier_says() {
+    assert_secret("password=hunter2&next=/home", "hunter2");
+    assert_secret("password=hunter2, user=ada", "hunter2");
+    assert_secret("password=hunter2; path=/", "hunter2");
+    assert_secret("<td>password=hunter2</td>", "hunter2");
+    assert_secret(r#"{"log": "login password=hunter2\nnext line"}"#, "hunter2");
+    assert_secret(r#"{"log": "login password=hunter2\\nnext"}"#, "hunter2");
+    assert_secret("User{name=ada, password=hunter2}", "hunter2");
+    assert_secret("(password=hunter2)", "hunter2");
+    assert_secret("Set password=hunter2. Then log in.", "hunter2");
+    assert_secret("password=pässwörd1 ok", "pässwörd1");
+    assert_secret("`DB_PASSWORD=hunter2`", "hunter2");
+}
+
+#[test]
+fn prefixed_and_compound_key_names() {
+    for key in [
+        "DB_PASSWORD",
+        "SMTP_PASS",
+        "MYSQL_ROOT_PASSWORD",
+        "PGPASSWORD",
+        "REDIS_AUTH_TOKEN",
+        "GITHUB_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "SecretAccessKey",
+        "spring.datasource.password",
+        "X-API-Key",
+        "apiKey",
+        "clientSecret",
+        "AccountKey",
+        "SharedAccessKey",
+        "secret_key_base",
+        "jwt_secret",
+        "WEBHOOK_SECRET",
+        "Private-Token",
+        "x-auth-token",
+        "OPENAI_API_KEY",
+    ] {
+        assert_secret(&format!("{key}=Qm9vbTEyMzQ1"), "Qm9vbTEyMzQ1");
+        assert_secret(&format!("{key}: Qm9vbTEyMzQ1"), "Qm9vbTEyMzQ1");
+    }
+    let azure = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=c2VjcmV0a2V5MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net";
+    assert_secret(azure, "c2VjcmV0a2V5MTIzNDU2Nzg5MA==");
+    assert_secret("API key: 8f3a9c2e71b4d605", "8f3a9c2e71b4d605");
+    assert_secret("docker: {\"auths\": {\"ghcr.io\": {\"auth\": \"YWRhOnMzY3IzdA==\"}}}", "YWRhOnMzY3IzdA==");
+}
+
+#[test]
+fn pairs_of_name_and_value() {
+    let yaml = "env:\n  - name: DB_PASSWORD\n    value: hunter2\n  - name: PORT\n    value: \"5432\"\n";
+    assert_secret(yaml, "hunter2");
+    assert_secret(r#"[{"name": "API_KEY", "value": "k-93jd8s7a6"}]"#, "k-93jd8s7a6");
+    assert_secret(r#"<add key="DbPassword" value="hunter2" />"#, "hunter2");
+}
+
+#[test]
+fn carriers_of_assignments() {
+    let cases = [
+        (
+            "wiki",
+            "To connect, use the service account with password=Xy7#pQ2m and the default port.",
+            "Xy7#pQ2m",
+        ),
+        ("log", "2024-05-01 12:00:01 DEBUG db: connecting user=app password=Xy7pQ2m host=db:5432", "Xy7pQ2m"),
+        ("yaml", "database:\n  user: app\n  password: Xy7pQ2m\n  host: db\n", "Xy7pQ2m"),
+        ("yaml word", "database:\n  user: app\n  password: hunter\n", "hunter"),
+        ("env", "DB_HOST=db\nDB_PASSWORD=Xy7pQ2m\nDB_PORT=5432\n", "Xy7pQ2m"),
+        ("ini", "[database]\nuser = app\npassword = Xy7pQ2m\n", "Xy7pQ2m"),
+        ("ini word", "[database]\npassword = hunter\n", "hunter"),
+        ("toml", "[database]\npassword = \"Xy7 pQ2m\"\n", "Xy7 pQ2m"),
+        ("json", "{\"user\": \"app\", \"password\": \"Xy7pQ2m\", \"port\": 5432}", "Xy7pQ2m"),
+        ("json text", r#"{"content":"[database]\npassword = Xy7pQ2m\nport = 5432\n"}"#, "Xy7pQ2m"),
+        ("json text yaml", r#"{"content":"db:\n  password: Xy7pQ2m\n"}"#, "Xy7pQ2m"),
+        ("php", "$config['password'] = 'Xy7pQ2m';", "Xy7pQ2m"),
+        ("python", "conn = connect(user=\"app\", password=\"Xy7pQ2m\")", "Xy7pQ2m"),
+        ("docker", "docker run -e POSTGRES_PASSWORD=Xy7pQ2m postgres:16", "Xy7pQ2m"),
+        ("java", "-Dspring.datasource.password=Xy7pQ2m -jar app.jar", "Xy7pQ2m"),
+        ("powershell", "$env:API_KEY = \"Xy7pQ2m\"", "Xy7pQ2m"),
+        ("numeric json", "{\"pin_password\": 482913}", "482913"),
+    ];
+    for (carrier, text, secret) in cases {
+        assert_eq!(redacted(text), [secret], "{carrier}: {text:?}");
+    }
+}

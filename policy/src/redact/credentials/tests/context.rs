@@ -1,0 +1,112 @@
+//! Authorization headers and URLs with credentials.
+
+use super::*;
+
+#[test]
+fn authorization_headers_in_every_carrier() {
+    let token = "mF_9.B5f-4.1JqM";
+    let basic = "YWRhOmh1bnRlcjI=";
+    let cases = [
+        format!("Authorization: Bearer {token}"),
+        format!("authorization: bearer {token}"),
+        format!(
+            "GET /v1/me HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: Bearer {token}\r\nAccept: */*\r\n"
+        ),
+        format!("curl -H 'Authorization: Bearer {token}' https://api.example.com/v1/me"),
+        format!("curl -H \"Authorization: Bearer {token}\" -H \"Accept: application/json\""),
+        format!("{{\"headers\": {{\"Authorization\": \"Bearer {token}\", \"Accept\": \"*/*\"}}}}"),
+        format!(r#"{{"output":"> GET / HTTP/1.1\n> Authorization: Bearer {token}\n> Host: x\n"}}"#),
+        format!("headers:\n  Authorization: \"Bearer {token}\"\n"),
+        format!("2024-05-01 INFO request headers={{Authorization=Bearer {token}, Accept=*/*}}"),
+        format!("Proxy-Authorization: Bearer {token}"),
+        format!("X-Authorization: Token {token}"),
+        format!("Authorization: Bearer {token} was rejected"),
+    ];
+    for text in &cases {
+        assert_secret(text, token);
+    }
+    assert_secret(&format!("Authorization: Basic {basic}"), basic);
+    assert_secret(&format!("Proxy-Authorization: Basic {basic}\r\n"), basic);
+    assert_secret("Authorization: token 0123456789abcdef0123", "0123456789abcdef0123");
+    assert_secret(
+        "Authorization: Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+    );
+    let digest = r#"username="ada", realm="api", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", response="6629fae49393a05397450978507c4ef1""#;
+    assert_secret(&format!("Authorization: Digest {digest}\n"), digest);
+    assert_secret("Authorization: 8c6f2e1d9b7a4c3e", "8c6f2e1d9b7a4c3e");
+}
+
+#[test]
+fn lone_bearer_tokens() {
+    assert_secret("use Bearer a1b2c3d4e5f6g7h8i9j0 for the call", "a1b2c3d4e5f6g7h8i9j0");
+    assert_clean("A bearer token is sent in the Authorization header.");
+    assert_clean("Bearer tokens expire after an hour.");
+}
+
+#[test]
+fn header_placeholders() {
+    for value in [
+        "Bearer <token>",
+        "Bearer $TOKEN",
+        "Bearer ${API_TOKEN}",
+        "Bearer YOUR_TOKEN",
+        "Bearer ***",
+        "Basic [credential 1]",
+        "Bearer",
+        "required",
+        "Bearer {{ token }}",
+    ] {
+        assert_clean(&format!("Authorization: {value}"));
+    }
+    assert_clean("The Authorization header carries the credentials.");
+    assert_clean("Send an Authorization: header with each request.");
+}
+
+#[test]
+fn url_passwords() {
+    let cases = [
+        ("https://ada:s3cr%40t@host.example.com/x", "s3cr%40t"),
+        ("postgres://app:Xy7pQ2m@db.internal:5432/orders", "Xy7pQ2m"),
+        ("mongodb+srv://admin:p@ss:w0rd@cluster0.mongodb.net/?retryWrites=true", "p@ss:w0rd"),
+        ("redis://:Xy7pQ2m@cache:6379/0", "Xy7pQ2m"),
+        ("DATABASE_URL=mysql://root:Xy7pQ2m@127.0.0.1/app", "Xy7pQ2m"),
+        ("{\"url\": \"amqp://guest:Xy7pQ2m@rabbit/\"}", "Xy7pQ2m"),
+        ("Cloning https://oauth2:glpat-abc123@gitlab.example.com/group/repo.git failed", "glpat-abc123"),
+        ("ftp://user:hunter2@[2001:db8::1]/file", "hunter2"),
+    ];
+    for (text, secret) in cases {
+        assert_secret(text, secret);
+    }
+    let token = github_token("ghs", 5);
+    assert_secret(
+        &format!("git remote set-url origin https://x-access-token:{token}@github.com/org/repo.git"),
+        &token,
+    );
+}
+
+#[test]
+fn urls_without_passwords() {
+    for text in [
+        "https://ci-bot@host.example.com/repo.git",
+        "git@github.com:org/repo.git",
+        "ssh://git@github.com:22/org/repo.git",
+        "https://example.com/path?user=ada:x@y",
+        "https://user:${DB_PASSWORD}@db/app",
+        "https://user:****@db/app",
+        "https://user:password@host/",
+        "postgres://user:@db/app",
+        "See https://en.wikipedia.org/wiki/Password for the history of passwords.",
+        "http://localhost:8080/login",
+        "mailto:ada@example.com",
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn discord_webhooks() {
+    let token = chars(80, 68, BASE64URL);
+    let url = format!("https://discord.com/api/webhooks/123456789012345678/{token}");
+    assert_secret(&format!("DISCORD_WEBHOOK={url}"), &token);
+}

@@ -1,0 +1,95 @@
+//! Secrets in URLs: the password of `scheme://user:password@host` (RFC 3986 userinfo), and the
+//! secret path of webhook URLs (`https://hooks.slack.com/services/T…/B…/…`,
+//! `https://discord.com/api/webhooks/<id>/<token>`).
+//!
+//! The authority runs from `://` to the first `/`, `?`, `#`, whitespace, quote, `<`, `>` or
+//! backslash; its last `@` ends the userinfo (so a password with a raw `@` is taken whole) and its
+//! first `:` starts the password. No password (`https://ci-bot@host/`), no scheme
+//! (`git@github.com:org/repo.git`) or a placeholder password (`${DB_PASSWORD}`, `****`) reports
+//! nothing.
+
+use super::{run, value};
+
+const MAX_AUTHORITY: usize = 512;
+
+/// Handles `://` at `at`; returns where scanning resumes.
+pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let mut scheme = at;
+    while scheme > 0
+        && at - scheme < 32
+        && matches!(bytes[scheme - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'.' | b'-')
+    {
+        scheme -= 1;
+    }
+    let authority = at + 3;
+    if at - scheme < 2 || !bytes[scheme].is_ascii_alphabetic() {
+        return authority;
+    }
+    let end = run(bytes, authority, MAX_AUTHORITY, |b| {
+        !matches!(
+            b,
+            b'/' | b'?' | b'#' | b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\'
+        )
+    });
+    let Some(at_sign) = text[authority..end].rfind('@').map(|index| authority + index) else {
+        return webhook(text, authority, end, out);
+    };
+    let host_ok = bytes.get(at_sign + 1).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'[');
+    let Some(colon) = text[authority..at_sign].find(':').map(|index| authority + index) else {
+        return end;
+    };
+    let (start, stop) = (colon + 1, at_sign);
+    let password = &text[start..stop];
+    if !host_ok || password.is_empty() || value::is_placeholder(password) {
+        return end;
+    }
+    super::secret(out, start, stop);
+    start
+}
+
+/// The secret path of a webhook URL whose authority is `authority..end`.
+fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let host = &text[authority..end];
+    let path = &text[end..];
+    let bytes = text.as_bytes();
+    let path_chars = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-');
+    let (start, stop, look_alike) = if host.eq_ignore_ascii_case("hooks.slack.com") {
+        let Some(prefix) =
+            ["/services/", "/workflows/", "/triggers/"].into_iter().find(|prefix| path.starts_with(prefix))
+        else {
+            return end;
+        };
+        let start = end + prefix.len();
+        let stop = run(bytes, start, 256, path_chars);
+        let parts: Vec<&str> = text[start..stop].split('/').collect();
+        if parts.len() < 3 || parts.iter().any(|part| part.is_empty()) || parts[parts.len() - 1].len() < 16 {
+            return end;
+        }
+        // Slack's documentation uses `T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`.
+        let placeholder = parts.iter().any(|part| value::is_masked(&part[1.min(part.len())..]))
+            || value::is_masked(parts[parts.len() - 1]);
+        (start, stop, placeholder)
+    } else if ["discord.com", "discordapp.com"].iter().any(|name| host.eq_ignore_ascii_case(name))
+        && path.starts_with("/api/webhooks/")
+    {
+        let id = end + "/api/webhooks/".len();
+        let id_end = run(bytes, id, 24, |b| b.is_ascii_digit());
+        if id_end == id || bytes.get(id_end) != Some(&b'/') {
+            return end;
+        }
+        let stop = run(bytes, id_end + 1, 256, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if stop - id_end < 40 {
+            return end;
+        }
+        (id_end + 1, stop, value::is_masked(&text[id_end + 1..stop]))
+    } else {
+        return end;
+    };
+    if look_alike {
+        super::look_alike(out, start, stop);
+    } else {
+        super::secret(out, start, stop);
+    }
+    stop
+}

@@ -1,0 +1,186 @@
+//! Vendor tokens recognized by their published prefix and shape (the whole token is reported):
+//!
+//! | Vendor | Shape |
+//! |---|---|
+//! | GitLab | `glpat-` `gloas-` `gldt-` `glrt-` `glrtr-` `glcbt-` `glptt-` `glft-` `glimt-` `glagent-` `glsoat-` `glffct-` + ≥ 20 of `[A-Za-z0-9_-]`, optionally `.`-separated routing parts (routable tokens); `GR1348941` + 20 (runner registration) |
+//! | Slack | `xoxb-` `xoxp-` `xoxa-` `xoxr-` `xoxs-` `xoxo-` `xoxe-` `xoxe.xoxp-` `xapp-` + ≥ 20 of `[A-Za-z0-9-]` with a digit and two parts |
+//! | Stripe | `sk_live_` `sk_test_` `rk_live_` `rk_test_` + ≥ 20 base62; `whsec_` + ≥ 24 base64 |
+//! | Google | `AIza` + exactly 35 `[A-Za-z0-9_-]`; `GOCSPX-` + ≥ 24; `ya29.` + ≥ 20; refresh `1//0` + ≥ 30 |
+//! | npm, PyPI | `npm_` + 36 base62; `pypi-AgE` + ≥ 50 base64url (a macaroon) |
+//! | SendGrid | `SG.` + 22 + `.` + 43 base64url |
+//! | OpenAI, Anthropic | `sk-proj-` `sk-svcacct-` `sk-admin-` `sk-ant-` + ≥ 40; legacy `sk-` + 20 + `T3BlbkFJ` + 20 |
+//! | Hugging Face, DigitalOcean, Shopify | `hf_` + 34 base62; `dop_v1_` + 64 hex; `shpat_` `shpss_` `shpca_` `shppa_` + 32 hex |
+//!
+//! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
+//! and a body that is a placeholder (`EXAMPLE`, `xxxx…`, a masked `***`, one repeated character,
+//! or an ascending run such as `123456` / `abcdef`).
+
+use super::{is_base64url, run, starts_word};
+
+/// Secret keys printed in Stripe's public documentation.
+const STRIPE_DOC_KEYS: [&str; 4] = [
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    "sk_test_26PHem9AhJZvU623DfE1x4sd",
+    "sk_test_Hrs6SAopgFPF0bZXSN3f6ELN",
+];
+
+/// Handles a vendor prefix at `start..end`; returns where scanning resumes.
+pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let prefix = &text[start..end];
+    if prefix == "T3BlbkFJ" {
+        return openai_legacy(text, start, end, out);
+    }
+    if !starts_word(bytes, start) || (prefix == "1//0" && start > 0 && bytes[start - 1] == b'/') {
+        return end;
+    }
+    let alphanumeric = |b: u8| b.is_ascii_alphanumeric();
+    let hex = |b: u8| b.is_ascii_hexdigit();
+    let (body_end, valid) = match prefix {
+        _ if prefix.starts_with("gl") => gitlab(bytes, end),
+        "GR1348941" => exact(bytes, end, 20, is_base64url),
+        _ if prefix.starts_with("xox") || prefix == "xapp-" => slack(text, start, end),
+        "sk_live_" | "sk_test_" | "rk_live_" | "rk_test_" => {
+            let body_end = run(bytes, end, 255, alphanumeric);
+            let doc = STRIPE_DOC_KEYS.contains(&&text[start..body_end]);
+            (body_end, (body_end - end >= 20).then_some(!doc))
+        }
+        "pk_live_" | "pk_test_" => {
+            at_least(bytes, end, 20, alphanumeric).map_or((end, None), |end| (end, Some(false)))
+        }
+        "whsec_" => {
+            found(at_least(bytes, end, 24, |b| alphanumeric(b) || matches!(b, b'+' | b'/' | b'=')), end)
+        }
+        "AIza" => exact(bytes, end, 35, is_base64url),
+        "GOCSPX-" => found(at_least(bytes, end, 24, is_base64url), end),
+        "ya29." => found(at_least(bytes, end, 20, |b| is_base64url(b) || b == b'.'), end),
+        "1//0" => found(at_least(bytes, end, 30, is_base64url), end),
+        "npm_" => exact(bytes, end, 36, alphanumeric),
+        "pypi-AgE" => found(at_least(bytes, end, 50, is_base64url), end),
+        "SG." => sendgrid(bytes, end),
+        "hf_" => exact(bytes, end, 34, alphanumeric),
+        "dop_v1_" => exact(bytes, end, 64, hex),
+        _ if prefix.starts_with("shp") => exact(bytes, end, 32, hex),
+        _ if prefix.starts_with("sk-") => found(at_least(bytes, end, 40, is_base64url), end),
+        _ => (end, None),
+    };
+    let body_end = trim_dots(bytes, end, body_end);
+    match valid {
+        Some(true) if !is_placeholder_body(&text[end.min(body_end)..body_end]) => {
+            super::secret(out, start, body_end)
+        }
+        Some(_) => super::look_alike(out, start, body_end),
+        None => {}
+    }
+    body_end.max(end)
+}
+
+/// A body run of at least `min` bytes: its end, or `None`.
+fn at_least(bytes: &[u8], from: usize, min: usize, keep: impl Fn(u8) -> bool) -> Option<usize> {
+    let end = run(bytes, from, 4096, keep);
+    (end - from >= min).then_some(end)
+}
+
+/// A valid body ending at `found`, or none (resuming at `from`).
+fn found(end: Option<usize>, from: usize) -> (usize, Option<bool>) {
+    end.map_or((from, None), |end| (end, Some(true)))
+}
+
+/// A body run of exactly `length` bytes (not followed by another body byte).
+fn exact(bytes: &[u8], from: usize, length: usize, keep: impl Fn(u8) -> bool) -> (usize, Option<bool>) {
+    let end = run(bytes, from, length + 1, keep);
+    if end - from == length { (end, Some(true)) } else { (from, None) }
+}
+
+fn gitlab(bytes: &[u8], from: usize) -> (usize, Option<bool>) {
+    let Some(mut end) = at_least(bytes, from, 20, is_base64url) else {
+        return (from, None);
+    };
+    // Routable tokens carry `.`-separated parts after the payload.
+    for _ in 0..2 {
+        let part = run(bytes, end + 1, 64, |b| b.is_ascii_alphanumeric());
+        if bytes.get(end) != Some(&b'.') || part == end + 1 {
+            break;
+        }
+        end = part;
+    }
+    (end, Some(true))
+}
+
+fn slack(text: &str, start: usize, end: usize) -> (usize, Option<bool>) {
+    let bytes = text.as_bytes();
+    let mut body = end;
+    if text[start..].starts_with("xoxe.xox") {
+        body = start + "xoxe.xoxp".len();
+    }
+    if bytes.get(body) == Some(&b'-') {
+        body += 1;
+    } else if bytes.get(body - 1) != Some(&b'-') {
+        return (end, None);
+    }
+    let mut body_end = run(bytes, body, 512, |b| b.is_ascii_alphanumeric() || b == b'-');
+    while body_end > body && bytes[body_end - 1] == b'-' {
+        body_end -= 1;
+    }
+    let token = &text[body..body_end];
+    if token.len() < 8 {
+        return (end, None);
+    }
+    let parts = token.split('-').filter(|part| !part.is_empty()).count();
+    let shaped = token.len() >= 20 && parts >= 2 && token.bytes().any(|b| b.is_ascii_digit());
+    (body_end, Some(shaped))
+}
+
+fn sendgrid(bytes: &[u8], from: usize) -> (usize, Option<bool>) {
+    let id_end = run(bytes, from, 23, is_base64url);
+    if id_end - from != 22 || bytes.get(id_end) != Some(&b'.') {
+        return (from, None);
+    }
+    exact(bytes, id_end + 1, 43, is_base64url)
+}
+
+/// The legacy OpenAI key `sk-` + 20 + `T3BlbkFJ` (base64 of "OpenAI") + 20, around the marker.
+fn openai_legacy(text: &str, marker: usize, marker_end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let Some(start) = marker.checked_sub(23) else { return marker_end };
+    let head = &bytes[start..marker];
+    let (end, valid) = exact(bytes, marker_end, 20, |b| b.is_ascii_alphanumeric());
+    if head.starts_with(b"sk-") && head[3..].iter().all(u8::is_ascii_alphanumeric) && valid.is_some() {
+        if starts_word(bytes, start) {
+            super::secret(out, start, end);
+        }
+        return end;
+    }
+    marker_end
+}
+
+fn trim_dots(bytes: &[u8], from: usize, mut end: usize) -> usize {
+    while end > from && bytes[end - 1] == b'.' {
+        end -= 1;
+    }
+    end
+}
+
+/// Whether a token body is a placeholder: `EXAMPLE`/`example`, `xxxx`/`XXXX`, `***`, a character
+/// repeated 6 times or more, or an ascending run of 6 (`123456`, `abcdef`).
+pub(super) fn is_placeholder_body(body: &str) -> bool {
+    let lower = body.to_ascii_lowercase();
+    if lower.contains("example")
+        || lower.contains("xxxx")
+        || body.contains("***")
+        || super::value::is_masked(body)
+    {
+        return true;
+    }
+    let bytes = body.as_bytes();
+    let (mut repeated, mut ascending) = (1, 1);
+    for pair in bytes.windows(2) {
+        repeated = if pair[1] == pair[0] { repeated + 1 } else { 1 };
+        ascending = if pair[1].is_ascii_alphanumeric() && pair[1] == pair[0] + 1 { ascending + 1 } else { 1 };
+        if repeated >= 6 || ascending >= 6 {
+            return true;
+        }
+    }
+    false
+}
