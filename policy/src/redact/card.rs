@@ -49,14 +49,14 @@ fn scan_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
 }
 
 /// Written as cards are: 4-4-4-4 (with a last group of 1–3 for 17–19 digits), Amex 4-6-5, Diners
-/// 4-6-4, one piece of 13–19 digits with an issuer prefix, or 13–19 digits in three or more
+/// 4-6-4, one piece of 13–19 digits with an issuer prefix for that length, or 13–19 digits in three or more
 /// groups led by a 4-digit group with an issuer prefix.
 fn card_shaped(groups: &[Group], digits: &[u8]) -> bool {
     let lengths: Vec<usize> = groups.iter().map(|g| g.len()).collect();
     match lengths.as_slice() {
         [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4] => true,
         [4, 4, 4, 4, tail] => (1..=3).contains(tail),
-        [single] => (13..=19).contains(single) && issuer_accepts_prefix(digits),
+        [single] => (13..=19).contains(single) && issuer_accepts(digits),
         // Other groupings of a 13–19 digit number that starts with a 4-digit issuer group.
         [4, rest @ ..] if rest.len() >= 2 => {
             (13..=19).contains(&digits.len()) && issuer_accepts_prefix(digits)

@@ -14,7 +14,12 @@ use super::{Lang, Planted};
 pub fn label(planted: &Planted, lang: Lang) -> String {
     let i = lang as usize;
     let pick = |words: [&str; 7]| words[i].to_owned();
-    match (&planted.kind, planted.key.as_str()) {
+    // `iban_2` (a second value of one item) has the label of `iban`.
+    let key = match planted.key.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => base,
+        _ => planted.key.as_str(),
+    };
+    match (&planted.kind, key) {
         (_, "order_id") => {
             pick(["order", "Bestellung", "commande", "pedido", "ordine", "bestelling", "pedido"])
         }

@@ -97,7 +97,7 @@ fn bban(rng: &mut Rng, country: &str, structure: &str) -> String {
 }
 
 /// Fills the national check digits of countries whose schemes are simple and well known.
-fn national_checks(country: &str, bban: &mut String) {
+pub fn national_checks(country: &str, bban: &mut String) {
     let digits_only = bban.bytes().all(|b| b.is_ascii_digit());
     match country {
         // Belgium: the last two digits are the first ten mod 97 (97 for 0).

@@ -12,17 +12,22 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{header, run};
+use super::{header, placeholder, run};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
     let is_name = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
     let mut name_start = start;
-    while name_start > 0 && is_name(bytes[name_start - 1]) && start - name_start < 64 {
+    while name_start > 0
+        && is_name(bytes[name_start - 1])
+        && !super::after_escape(bytes, name_start)
+        && start - name_start < 64
+    {
         name_start -= 1;
     }
     let mut name_end = run(bytes, end, 64, is_name);
+    let query = name_start > 0 && matches!(bytes[name_start - 1], b'?' | b'&');
     let dashes = run(bytes, name_start, 2, |b| b == b'-') - name_start;
     name_start += run(bytes, name_start, 8, |b| b == b'-' || b == b'.') - name_start;
     while name_end > name_start && matches!(bytes[name_end - 1], b'.' | b'-') {
@@ -31,12 +36,10 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     if name_start >= name_end {
         return end;
     }
-    if !may_assign(bytes, name_start, name_end, dashes == 2) {
+    if !may_assign(text, name_start, name_end, dashes == 2) {
         return name_end;
     }
     let name = &text[name_start..name_end];
-    let before = &bytes[..name_start - dashes];
-    let query = matches!(before.last(), Some(b'?' | b'&'));
     let Some(key) = key::classify(name, query, prose_word_before(text, name_start)) else {
         return name_end;
     };
@@ -64,7 +67,8 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
 
 /// A cheap first look: whether anything after (or before) the name can make it an assignment,
 /// so the many key words of prose ("the author", "a key to") are dropped at once.
-fn may_assign(bytes: &[u8], name_start: usize, name_end: usize, flag: bool) -> bool {
+fn may_assign(text: &str, name_start: usize, name_end: usize, flag: bool) -> bool {
+    let bytes = text.as_bytes();
     let closed = run(bytes, name_end, 4, |b| matches!(b, b'"' | b'\'' | b'\\' | b']'));
     let next = run(bytes, closed, 16, |b| b == b' ' || b == b'\t');
     let opened = name_start.checked_sub(1).map(|index| bytes[index]);
@@ -73,6 +77,7 @@ fn may_assign(bytes: &[u8], name_start: usize, name_end: usize, flag: bool) -> b
         || (flag && next > closed)
         || (next > name_end && bytes[name_start..name_end].eq_ignore_ascii_case(b"bearer"))
         || is_name_label(bytes, name_start)
+        || netrc_password(text, name_start, name_end)
 }
 
 /// Whether the text before the name is a `name`/`key` label (`name: DB_PASSWORD`, `key="…"`).
@@ -104,9 +109,10 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
     if opened == Some(b'<') && bytes.get(name_end) == Some(&b'>') {
         return xml(text, name_start, name_end);
     }
-    let mut at = name_end;
-    if key_quoted {
-        at = run(bytes, at, 4, |b| matches!(b, b'"' | b'\'' | b'\\' | b']'));
+    let mut at = run(bytes, name_end, 4, |b| matches!(b, b'"' | b'\'' | b'\\' | b']'));
+    if netrc_password(text, name_start, name_end) {
+        let value = value::read(text, run(bytes, at, 4, |b| b == b' ' || b == b'\t'))?;
+        return Some((value, true));
     }
     let spaced_before = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
     let spaced = spaced_before > at;
@@ -135,6 +141,17 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
         return None;
     }
     Some((value, strong || value.quoted))
+}
+
+/// `machine host login ada password Xy7pQ2m` (`.netrc`): `password` after `login <name> `.
+fn netrc_password(text: &str, name_start: usize, name_end: usize) -> bool {
+    let name = &text[name_start..name_end];
+    let before = text[..name_start].trim_end_matches([' ', '\t']);
+    let mut words = before.rsplit([' ', '\t']).filter(|word| !word.is_empty());
+    (name == "password" || name == "passwd")
+        && before.len() < name_start
+        && text[name_end..].starts_with([' ', '\t'])
+        && words.nth(1) == Some("login")
 }
 
 /// `<password>value</password>`: the element's text, when the closing tag follows it.
@@ -166,12 +183,23 @@ fn paired(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool
 /// Whether `value` passes the checks for its separator and key.
 fn accept(text: &str, name: &str, value: Value, strong: bool, weak_key: bool) -> bool {
     let written = value.text(text);
-    if value::is_placeholder(written) || value::is_path(written) || written.starts_with("-----BEGIN") {
+    if placeholder::is_placeholder(written)
+        || placeholder::is_path(written)
+        || placeholder::is_sentence(written)
+        || (!value.quoted && placeholder::is_call_or_index(written))
+        || written.starts_with("-----BEGIN")
+    {
         return false;
     }
     if name.eq_ignore_ascii_case("pwd") || name.eq_ignore_ascii_case("oldpwd") {
         // The shell's working directory, not a password, whatever it holds.
         return !written.starts_with('/') && !written.starts_with('~');
+    }
+    let lower = name.to_ascii_lowercase();
+    let aws_secret = lower.contains("secret_access") || lower.contains("secretaccess");
+    if aws_secret && written.len() == 40 && written.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // A git SHA, never an AWS secret access key (those are base64, mixed case).
+        return false;
     }
     if weak_key && written.len() < 12 {
         return false;

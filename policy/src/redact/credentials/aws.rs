@@ -27,10 +27,16 @@ pub(super) fn at_key_id(text: &str, start: usize, out: &mut Vec<super::Finding>)
     report(text, start, end, out);
     let window_end = super::floor_boundary(text, end + SECRET_WINDOW);
     let mut at = end;
+    let is_secret_char = |b: u8| b.is_ascii_alphanumeric() || b == b'/' || b == b'+';
     while at < window_end {
-        let is_secret_char = |b: u8| b.is_ascii_alphanumeric() || b == b'/' || b == b'+';
+        if bytes[at] == b'\\' {
+            // Skip a JSON escape (`\n`) so the line after it starts a word.
+            at = run(bytes, at, 8, |b| b == b'\\') + 1;
+            continue;
+        }
         let token_end = run(bytes, at, window_end - at + SECRET_LENGTH, is_secret_char);
-        let bounded = (at == 0 || !is_secret_char(bytes[at - 1])) && bytes.get(token_end) != Some(&b'=');
+        let bounded = (!is_secret_char(bytes[at - 1]) || super::after_escape(bytes, at))
+            && bytes.get(token_end) != Some(&b'=');
         if bounded && token_end - at == SECRET_LENGTH && is_secret_shaped(&bytes[at..token_end]) {
             // Scanning resumes after the key id: what lies between is read as usual.
             report(text, at, token_end, out);

@@ -8,8 +8,8 @@
 //! `AWS4-HMAC-SHA256`) they run to the end of the header value. A value with no scheme is taken
 //! as a raw token when it is at least 8 characters long.
 
-use super::run;
 use super::value;
+use super::{placeholder, run};
 
 const PARAMETER_SCHEMES: [&str; 4] = ["digest", "oauth", "aws4-hmac-sha256", "hoba"];
 
@@ -55,7 +55,13 @@ pub(super) fn authorization(text: &str, name_end: usize, out: &mut Vec<super::Fi
         let end = if PARAMETER_SCHEMES.contains(&scheme.as_str()) {
             params_end(bytes, credentials, region_end)
         } else if bytes[credentials] == b'[' {
-            run(bytes, credentials, 48, |b| b != b']' && b != b'\n') + 1
+            // An already-bracketed value (`[credential 1]`) is taken whole.
+            let close = run(bytes, credentials, 48, |b| b != b']' && b != b'\n');
+            if bytes.get(close) == Some(&b']') {
+                close + 1
+            } else {
+                token_end(bytes, credentials, region_end)
+            }
         } else {
             token_end(bytes, credentials, region_end)
         };
@@ -65,7 +71,7 @@ pub(super) fn authorization(text: &str, name_end: usize, out: &mut Vec<super::Fi
         {
             return credentials;
         }
-        (credentials, end.min(bytes.len()))
+        (credentials, end)
     } else {
         let end = token_end(bytes, at, region_end);
         if end - at < 8 {
@@ -73,7 +79,8 @@ pub(super) fn authorization(text: &str, name_end: usize, out: &mut Vec<super::Fi
         }
         (at, end)
     };
-    report(text, start, end, out);
+    // Real credentials are long; "Bearer tokens must…" is prose.
+    report(text, start, end, 8, out);
     start
 }
 
@@ -89,14 +96,39 @@ pub(super) fn bearer(text: &str, name_end: usize, out: &mut Vec<super::Finding>)
     let token = &bytes[start..end];
     if token.len() >= 16 && token.iter().any(u8::is_ascii_digit) && token.iter().any(u8::is_ascii_alphabetic)
     {
-        report(text, start, end, out);
+        report(text, start, end, 16, out);
     }
     start
 }
 
-fn report(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) {
+/// `curl … -u user:password …` / `--user user:password`: the password, on the command's line.
+pub(super) fn curl_user(text: &str, command_end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    // From the space after `curl`, so a flag right after it is found like any other.
+    let from = command_end - 1;
+    let window = &text[from..super::floor_boundary(text, from + 2048)];
+    let command = window.split(['\n', '\r']).next().unwrap_or_default();
+    let command = command.split("\\n").next().unwrap_or_default();
+    let Some(flag_end) = [" -u ", " --user ", " --user="]
+        .iter()
+        .find_map(|flag| command.find(flag).map(|index| from + index + flag.len()))
+    else {
+        return command_end;
+    };
+    let Some(user) = value::read(text, run(bytes, flag_end, 8, |b| b == b' ')) else {
+        return flag_end;
+    };
+    let Some(colon) = user.text(text).find(':').map(|index| user.start + index) else {
+        return user.end;
+    };
+    report(text, colon + 1, user.end, 1, out);
+    colon + 1
+}
+
+/// Reports `start..end` unless it is shorter than `min` or a placeholder.
+fn report(text: &str, start: usize, end: usize, min: usize, out: &mut Vec<super::Finding>) {
     let credentials = &text[start..end];
-    if end <= start || value::is_placeholder(credentials) {
+    if end < start + min.max(1) || placeholder::is_placeholder(credentials) {
         return;
     }
     if credentials.contains("EXAMPLE") {

@@ -16,7 +16,7 @@ const MAX_SEGMENT: usize = 16 * 1024;
 /// Handles `eyJ` at `start`; returns where scanning resumes.
 pub(super) fn at_header(text: &str, start: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
-    if start > 0 && is_base64url(bytes[start - 1]) {
+    if start > 0 && is_base64url(bytes[start - 1]) && !super::after_escape(bytes, start) {
         return start + 3;
     }
     let segment = |from: usize| {

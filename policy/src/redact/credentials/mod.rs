@@ -23,6 +23,7 @@ mod header;
 mod jwt;
 mod key;
 mod pem;
+mod placeholder;
 mod url;
 mod value;
 mod vendors;
@@ -39,7 +40,7 @@ use super::kind::RedactionKind;
 
 /// Triggers of shapes: vendor prefixes, PEM, JWT and URL markers (case-sensitive, rare in prose).
 const SHAPE_TRIGGERS: &str = concat!(
-    r"-----BEGIN |eyJ|://|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)",
+    r"-----BEGIN |eyJ|://|curl |A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)",
     r"|github_pat_|gh[pousr]_|gl(?:pat|oas|dt|rtr|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|GR1348941",
     r"|xox[abposre]|xapp-|[srp]k_(?:live|test)_|whsec_|AIza|GOCSPX-|ya29\.|1//0",
     r"|npm_|pypi-AgE|SG\.|sk-(?:proj|svcacct|admin|ant)-|T3BlbkFJ|hf_|dop_v1_|shp(?:at|ss|ca|pa)_",
@@ -95,6 +96,7 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
     match trigger.as_bytes()[0] {
         b'-' => pem::at_begin(text, start, out),
         b':' => url::at_scheme_separator(text, start, out),
+        b'c' => header::curl_user(text, end, out),
         b'e' if trigger == "eyJ" => jwt::at_header(text, start, out),
         _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),
         b'A' if trigger.len() == 4 && trigger != "AIza" => aws::at_key_id(text, start, out),
@@ -131,9 +133,15 @@ fn run(bytes: &[u8], from: usize, limit: usize, keep: impl Fn(u8) -> bool) -> us
     index
 }
 
-/// True when the byte before `start` does not continue a word (`[A-Za-z0-9]`).
+/// True when the byte before `start` does not continue a word (`[A-Za-z0-9]`): it is no letter
+/// or digit, or it is the letter of a `\n`, `\r`, `\t` escape in JSON text (`"…\nAKIA…"`).
 fn starts_word(bytes: &[u8], start: usize) -> bool {
-    start == 0 || !bytes[start - 1].is_ascii_alphanumeric()
+    start == 0 || !bytes[start - 1].is_ascii_alphanumeric() || after_escape(bytes, start)
+}
+
+/// Whether the byte before `index` is the letter of a `\n`, `\r` or `\t` escape.
+fn after_escape(bytes: &[u8], index: usize) -> bool {
+    index >= 2 && bytes[index - 2] == b'\\' && matches!(bytes[index - 1], b'n' | b'r' | b't')
 }
 
 /// `[A-Za-z0-9_-]`: base64url, and most vendor token bodies.

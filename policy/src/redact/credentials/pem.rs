@@ -4,12 +4,15 @@
 //! The body must be base64 that decodes, read past line breaks, spaces, the escapes `\n`, `\r`,
 //! `\t` of keys carried inside JSON strings (with any number of backslashes), and RFC 1421
 //! headers (`Proc-Type:`, `DEK-Info:`; PGP's `Version:`, `Comment:`). The whole block is
-//! reported. A block whose body does not decode (`...`, `<your key here>`) is a look-alike. A key
-//! cut off before its END line is reported up to the end of its base64 body, when at least 64
+//! reported. A short block whose body does not decode (`...`, `<your key here>`, `REDACTED`) is a
+//! look-alike; one holding 64 or more base64 characters around something odd is still reported. A
+//! key cut off before its END line is reported up to the end of its base64 body, when at least 64
 //! base64 characters are there.
 //!
 //! Public keys and certificates (`PUBLIC KEY`, `RSA PUBLIC KEY`, `CERTIFICATE`, …) are reported as
-//! look-alikes when complete, so no other recognizer reads numbers inside them.
+//! look-alikes when complete and their body decodes, so no other recognizer reads numbers inside
+//! them; a look-alike never spans text that is not a block (a BEGIN whose END belongs to a later
+//! block), since it would shield the secrets in there.
 
 use base64::Engine;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -39,16 +42,24 @@ pub(super) fn at_begin(text: &str, start: usize, out: &mut Vec<super::Finding>) 
     let window = &text[body_start..super::floor_boundary(text, body_start + MAX_BLOCK)];
     let end_line = format!("-----END {label}-----");
     let private = label.ends_with("PRIVATE KEY") || label == "PGP PRIVATE KEY BLOCK";
-    match window.find(&end_line) {
+    // An END further on than another BEGIN belongs to a later block: this one was cut off.
+    let found = window.find(&end_line).filter(|&offset| !window[..offset].contains(BEGIN));
+    match found {
         Some(offset) => {
             let block_end = body_start + offset + end_line.len();
             let body = &window[..offset];
-            if !private {
-                super::look_alike(out, start, block_end);
-            } else if decodes(body, label.starts_with("PGP")) {
+            let base64_chars = body_chars(body).count();
+            if private && decodes(body, label.starts_with("PGP")) {
                 super::secret(out, start, block_end);
-            } else {
+            } else if private && base64_chars >= 64 && !is_placeholder_body(body) {
+                // Mostly key material with something odd inside (`...` between two halves):
+                // still a private key.
+                super::secret(out, start, block_end);
+            } else if (private && body.len() <= 512) || (!private && decodes(body, false)) {
+                // A placeholder (`...`, `<your key here>`) or a public key or certificate.
                 super::look_alike(out, start, block_end);
+            } else {
+                return body_start;
             }
             block_end
         }
@@ -62,6 +73,13 @@ pub(super) fn at_begin(text: &str, start: usize, out: &mut Vec<super::Finding>) 
         }
         None => body_start,
     }
+}
+
+/// A body that is a stand-in: masked or repeated characters, or `EXAMPLE`.
+fn is_placeholder_body(body: &str) -> bool {
+    let chars: Vec<u8> = body_chars(body).collect();
+    let text = String::from_utf8_lossy(&chars);
+    super::placeholder::is_masked(&text) || text.contains("EXAMPLE")
 }
 
 /// Whether the body decodes as base64 (PGP armor: has at least 64 base64 characters).
@@ -81,8 +99,12 @@ fn decodes(body: &str, pgp: bool) -> bool {
     if pgp {
         return chars.len() >= 64;
     }
-    let payload: Vec<u8> = chars.into_iter().filter(|b| *b != b'=').collect();
-    payload.len() >= 16 && LENIENT.decode(&payload).is_ok()
+    let mut payload: Vec<u8> = chars.into_iter().filter(|b| *b != b'=').collect();
+    if payload.len() % 4 == 1 {
+        // A dangling character (a body cut one short): judge the rest.
+        payload.pop();
+    }
+    payload.len() >= 16 && !is_placeholder_body(body) && LENIENT.decode(&payload).is_ok()
 }
 
 /// The body's lines, split at real line breaks and at `\n` / `\r` escapes (any backslashes).

@@ -4,11 +4,12 @@
 //!
 //! The authority runs from `://` to the first `/`, `?`, `#`, whitespace, quote, `<`, `>` or
 //! backslash; its last `@` ends the userinfo (so a password with a raw `@` is taken whole) and its
-//! first `:` starts the password. No password (`https://ci-bot@host/`), no scheme
-//! (`git@github.com:org/repo.git`) or a placeholder password (`${DB_PASSWORD}`, `****`) reports
-//! nothing.
+//! first `:` starts the password. A raw `?` or `#` inside a password (invalid, but common in
+//! hand-written connection strings) is tolerated when the user name has none. No password
+//! (`https://ci-bot@host/`), no scheme (`git@github.com:org/repo.git`) or a placeholder password
+//! (`${DB_PASSWORD}`, `****`) reports nothing.
 
-use super::{run, value};
+use super::{placeholder, run};
 
 const MAX_AUTHORITY: usize = 512;
 
@@ -26,23 +27,27 @@ pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Fi
     if at - scheme < 2 || !bytes[scheme].is_ascii_alphabetic() {
         return authority;
     }
-    let end = run(bytes, authority, MAX_AUTHORITY, |b| {
-        !matches!(
-            b,
-            b'/' | b'?' | b'#' | b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\'
-        )
-    });
-    let Some(at_sign) = text[authority..end].rfind('@').map(|index| authority + index) else {
+    let stops =
+        |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\' | b'/');
+    let end = run(bytes, authority, MAX_AUTHORITY, |b| !stops(b) && b != b'?' && b != b'#');
+    // Passwords are often written with a raw `?` or `#`: look for the `@` past them too.
+    let wide_end = run(bytes, authority, MAX_AUTHORITY, |b| !stops(b));
+    let Some(at_sign) = text[authority..wide_end].rfind('@').map(|index| authority + index) else {
         return webhook(text, authority, end, out);
     };
     let host_ok = bytes.get(at_sign + 1).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'[');
+    // Without a finding, scanning resumes inside the authority: a vendor token written as the
+    // user name (`https://ghp_…@github.com`) is still read by its own recognizer.
     let Some(colon) = text[authority..at_sign].find(':').map(|index| authority + index) else {
-        return end;
+        return authority;
     };
+    if text[authority..colon].contains(['?', '#']) {
+        return authority;
+    }
     let (start, stop) = (colon + 1, at_sign);
     let password = &text[start..stop];
-    if !host_ok || password.is_empty() || value::is_placeholder(password) {
-        return end;
+    if !host_ok || password.is_empty() || placeholder::is_placeholder(password) {
+        return authority;
     }
     super::secret(out, start, stop);
     start
@@ -67,9 +72,9 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
             return end;
         }
         // Slack's documentation uses `T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`.
-        let placeholder = parts.iter().any(|part| value::is_masked(&part[1.min(part.len())..]))
-            || value::is_masked(parts[parts.len() - 1]);
-        (start, stop, placeholder)
+        let masked = parts.iter().any(|part| placeholder::is_masked(&part[1.min(part.len())..]))
+            || placeholder::is_masked(parts[parts.len() - 1]);
+        (start, stop, masked)
     } else if ["discord.com", "discordapp.com"].iter().any(|name| host.eq_ignore_ascii_case(name))
         && path.starts_with("/api/webhooks/")
     {
@@ -82,7 +87,7 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
         if stop - id_end < 40 {
             return end;
         }
-        (id_end + 1, stop, value::is_masked(&text[id_end + 1..stop]))
+        (id_end + 1, stop, placeholder::is_masked(&text[id_end + 1..stop]))
     } else {
         return end;
     };

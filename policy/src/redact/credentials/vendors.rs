@@ -1,15 +1,19 @@
 //! Vendor tokens recognized by their published prefix and shape (the whole token is reported):
 //!
-//! | Vendor | Shape |
-//! |---|---|
-//! | GitLab | `glpat-` `gloas-` `gldt-` `glrt-` `glrtr-` `glcbt-` `glptt-` `glft-` `glimt-` `glagent-` `glsoat-` `glffct-` + ≥ 20 of `[A-Za-z0-9_-]`, optionally `.`-separated routing parts (routable tokens); `GR1348941` + 20 (runner registration) |
-//! | Slack | `xoxb-` `xoxp-` `xoxa-` `xoxr-` `xoxs-` `xoxo-` `xoxe-` `xoxe.xoxp-` `xapp-` + ≥ 20 of `[A-Za-z0-9-]` with a digit and two parts |
-//! | Stripe | `sk_live_` `sk_test_` `rk_live_` `rk_test_` + ≥ 20 base62; `whsec_` + ≥ 24 base64 |
-//! | Google | `AIza` + exactly 35 `[A-Za-z0-9_-]`; `GOCSPX-` + ≥ 24; `ya29.` + ≥ 20; refresh `1//0` + ≥ 30 |
-//! | npm, PyPI | `npm_` + 36 base62; `pypi-AgE` + ≥ 50 base64url (a macaroon) |
-//! | SendGrid | `SG.` + 22 + `.` + 43 base64url |
-//! | OpenAI, Anthropic | `sk-proj-` `sk-svcacct-` `sk-admin-` `sk-ant-` + ≥ 40; legacy `sk-` + 20 + `T3BlbkFJ` + 20 |
-//! | Hugging Face, DigitalOcean, Shopify | `hf_` + 34 base62; `dop_v1_` + 64 hex; `shpat_` `shpss_` `shpca_` `shppa_` + 32 hex |
+//! - GitLab: `glpat-` `gloas-` `gldt-` `glrt-` `glrtr-` `glcbt-` `glptt-` `glft-` `glimt-`
+//!   `glagent-` `glsoat-` `glffct-` + ≥ 20 of `[A-Za-z0-9_-]`, then up to two `.`-separated
+//!   routing parts (routable tokens); runner registration `GR1348941` + 20.
+//! - Slack: `xoxb-` `xoxp-` `xoxa-` `xoxr-` `xoxs-` `xoxo-` `xoxe-` `xoxe.xoxp-` `xapp-` + ≥ 20 of
+//!   `[A-Za-z0-9-]` holding a digit (else a look-alike: `xoxb-not-a-real-token-this-will-not-work`).
+//! - Stripe: `sk_live_` `sk_test_` `rk_live_` `rk_test_` + ≥ 20 base62; `whsec_` + ≥ 24 base64.
+//! - Google: `AIza` + exactly 35 `[A-Za-z0-9_-]`; `GOCSPX-` + ≥ 24; `ya29.` + ≥ 20; refresh
+//!   tokens `1//0` + ≥ 30.
+//! - npm `npm_` + 36 base62; PyPI `pypi-AgE` + ≥ 50 base64url (a macaroon); SendGrid `SG.` + 22 +
+//!   `.` + 43 base64url.
+//! - OpenAI, Anthropic: `sk-proj-` `sk-svcacct-` `sk-admin-` `sk-ant-` + ≥ 40; legacy OpenAI `sk-` +
+//!   20 + `T3BlbkFJ` + 20.
+//! - Hugging Face `hf_` + 34 base62; DigitalOcean `dop_v1_` + 64 hex; Shopify `shpat_` `shpss_`
+//!   `shpca_` `shppa_` + 32 hex.
 //!
 //! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
 //! and a body that is a placeholder (`EXAMPLE`, `xxxx…`, a masked `***`, one repeated character,
@@ -127,8 +131,7 @@ fn slack(text: &str, start: usize, end: usize) -> (usize, Option<bool>) {
     if token.len() < 8 {
         return (end, None);
     }
-    let parts = token.split('-').filter(|part| !part.is_empty()).count();
-    let shaped = token.len() >= 20 && parts >= 2 && token.bytes().any(|b| b.is_ascii_digit());
+    let shaped = token.len() >= 20 && token.bytes().any(|b| b.is_ascii_digit());
     (body_end, Some(shaped))
 }
 
@@ -169,7 +172,7 @@ pub(super) fn is_placeholder_body(body: &str) -> bool {
     if lower.contains("example")
         || lower.contains("xxxx")
         || body.contains("***")
-        || super::value::is_masked(body)
+        || super::placeholder::is_masked(body)
     {
         return true;
     }

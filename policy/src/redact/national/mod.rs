@@ -62,12 +62,32 @@ pub(super) fn standalone(text: &str, start: usize, end: usize, grouped: bool) ->
     let after = byte(Some(end));
     let after2 = byte(Some(end + 1));
     let is_digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
-    let joiner = |b: Option<u8>| matches!(b, Some(b'.' | b',' | b'-' | b'/'));
+    let joiner = |b: Option<u8>| matches!(b, Some(b'.' | b'-' | b'/'));
     if word_before(text, start) || word_after(text, end) || before == Some(b'+') {
         return false;
     }
     if (joiner(before) && is_digit(before2)) || (joiner(after) && is_digit(after2)) {
         return false;
+    }
+    // A comma joins digits as a decimal or thousands separator (`12345,6`, `1,234`): one to three
+    // digits on the other side. A CSV field (`…,19412…,09/02/2021`) is not joined.
+    let short_run = |digits: &mut dyn Iterator<Item = &u8>, beyond: Option<u8>| {
+        let count = digits.take_while(|b| b.is_ascii_digit()).count();
+        (1..=3).contains(&count) && !matches!(beyond, Some(b'/' | b'-' | b':' | b'.'))
+    };
+    if before == Some(b',') && start >= 2 {
+        let run = bytes[..start - 1].iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        let beyond = (start - 1).checked_sub(run + 1).map(|i| bytes[i]);
+        if short_run(&mut bytes[..start - 1].iter().rev(), beyond) && run > 0 {
+            return false;
+        }
+    }
+    if after == Some(b',') {
+        let run = bytes[end + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let beyond = bytes.get(end + 1 + run).copied();
+        if short_run(&mut bytes[end + 1..].iter(), beyond) {
+            return false;
+        }
     }
     !(grouped && ((before == Some(b' ') && is_digit(before2)) || (after == Some(b' ') && is_digit(after2))))
 }
@@ -136,6 +156,9 @@ mod tests {
             ("+12345", 1, 6, false, false),
             ("1.12345", 2, 7, false, false),
             ("12345,6", 0, 5, false, false),
+            ("1,12345", 2, 7, false, false),
+            ("12345,09/02/2021", 0, 5, false, true),
+            ("2021,12345,40782536964", 5, 10, false, true),
             ("12345-6", 0, 5, false, false),
             ("12345-x", 0, 5, false, true),
             ("(12345)", 1, 6, false, true),

@@ -110,3 +110,41 @@ fn discord_webhooks() {
     let url = format!("https://discord.com/api/webhooks/123456789012345678/{token}");
     assert_secret(&format!("DISCORD_WEBHOOK={url}"), &token);
 }
+
+#[test]
+fn curl_users_and_netrc() {
+    assert_secret("curl -u ada:Xy7pQ2m https://api.example.com/v1/me", "Xy7pQ2m");
+    assert_secret("curl -s --user 'ci-bot:p4ss w0rd' -X POST https://x", "p4ss w0rd");
+    assert_secret("$ curl --user=ada:hunter2 https://x", "hunter2");
+    assert_clean("curl -u ada https://x");
+    assert_clean("curl -u ada:$PASSWORD https://x");
+    assert_clean("git push -u origin main:main");
+    assert_secret(
+        "machine api.heroku.com\n  login ada@example.com\n  password 8f3a9c2e-71b4\n",
+        "8f3a9c2e-71b4",
+    );
+    assert_secret("machine github.com login ada password Xy7pQ2m", "Xy7pQ2m");
+    assert_clean("Enter your login name and password below.");
+}
+
+#[test]
+fn header_prose() {
+    assert_clean("Authorization: Bearer tokens must be sent over TLS.");
+    assert_clean("Authorization: see the section on tokens.");
+    assert_clean("The \"Authorization\": header is required.");
+}
+
+#[test]
+fn vendor_tokens_as_url_user_names() {
+    let token = github_token("ghp", 9);
+    assert_secret(&format!("git clone https://{token}@github.com/org/repo.git"), &token);
+    let gitlab = join(&["gl", "pat-", &chars(3, 20, BASE62)]);
+    assert_secret(&format!("https://{gitlab}@gitlab.com/group/repo.git"), &gitlab);
+}
+
+#[test]
+fn hand_written_connection_strings() {
+    assert_secret("DATABASE_URL=postgres://app:s!mS0te4#9Sn?x@db-7.internal:5432/app", "s!mS0te4#9Sn?x");
+    assert_clean("https://example.com/?email=a:b@c.example.com");
+    assert_clean("https://example.com/#section:x@y");
+}

@@ -230,3 +230,24 @@ fn other_vendors() {
     assert_token_everywhere(&join(&["dop", "_v1_", &chars(69, 64, HEX)]));
     assert_token_everywhere(&join(&["shp", "at_", &chars(70, 32, HEX)]));
 }
+
+#[test]
+fn aws_secret_keys_shaped_like_paths_or_shas() {
+    let secret = join(&["/D5bGGW0ElXO6HxPOU7A8w", "/t/19/2zJYhnDz88v5"]);
+    assert_secret(&format!("aws_secret_access_key = {secret}"), &secret);
+    assert_clean(&format!("aws_secret_access_key = {}", chars(6, 40, HEX)));
+    assert_secret(&format!("token = {}", chars(6, 40, HEX)), &chars(6, 40, HEX));
+}
+
+#[test]
+fn a_cut_off_block_does_not_shield_what_follows() {
+    let certificate = pem("CERTIFICATE", "\n");
+    let cut = &certificate[..80];
+    let text = format!("{cut}\n\nDB_PASSWORD=Xy7pQ2m\n\n{certificate}\n");
+    assert_eq!(redacted(&text), ["Xy7pQ2m"]);
+    let prose =
+        "-----BEGIN CERTIFICATE----- marks the start; then password=Xy7pQ2m; -----END CERTIFICATE-----";
+    assert_eq!(redacted(prose), ["Xy7pQ2m"]);
+    let elided = pem("RSA PRIVATE KEY", "\n").replacen("\n", "\n...\n", 3);
+    assert_secret(&elided, &elided);
+}

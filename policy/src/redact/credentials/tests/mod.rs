@@ -8,6 +8,7 @@ mod carriers;
 mod context;
 mod keys_and_tokens;
 mod negatives;
+mod sweep;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};

@@ -136,3 +136,120 @@ fn credentials_inside_findings_are_not_split() {
     assert_clean("password=[credential 1] and Authorization: Bearer [credential 2]");
     assert_clean("https://ada:[credential 1]@db/app");
 }
+
+#[test]
+fn status_words_and_numbers_in_prose() {
+    for text in [
+        "Password: expired",
+        "password: reset",
+        "Password: unchanged",
+        "password: 8-64 characters long",
+        "Password: 12 characters minimum",
+        "token: Bearer",
+        "secret: (hidden)",
+        "password: [hidden]",
+        "Password: N/A",
+        "password: default",
+        "POSTGRES_PASSWORD: example",
+        "Password=myPassword;",
+        "Server=db;Database=app;User Id=myUsername;Password=myPassword;",
+    ] {
+        assert_clean(text);
+    }
+    assert_secret("password: hunter2 was leaked yesterday", "hunter2");
+    assert_secret("\"API Key\": \"8f3a9c2e71b4d605\"", "8f3a9c2e71b4d605");
+}
+
+#[test]
+fn pem_bodies_that_are_placeholders() {
+    for body in
+        ["REDACTED", "[REDACTED]", "MIIEvQIBADANBg...", &"x".repeat(64), &"A".repeat(64), "<private key>"]
+    {
+        let block = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----");
+        assert_look_alike(&block, &block);
+    }
+    // A body of base64 characters one short of a full group still counts.
+    let key = pem("PRIVATE KEY", "\n").replacen("\n-----END", "A\n-----END", 1);
+    assert_secret(&key, &key);
+}
+
+proptest::proptest! {
+    #[test]
+    fn never_panics_and_keeps_char_boundaries(
+        parts in proptest::collection::vec(proptest::sample::select(FRAGMENTS.to_vec()), 0..24),
+        noise in "\\PC{0,40}",
+    ) {
+        let text = format!("{}{noise}{}", parts.concat(), parts.iter().rev().copied().collect::<String>());
+        let _ = findings(&text);
+        let _ = findings(&noise);
+    }
+}
+
+/// Pieces that steer the recognizers into their edge cases.
+const FRAGMENTS: [&str; 40] = [
+    "password",
+    "=",
+    ":",
+    " ",
+    "\"",
+    "'",
+    "\\",
+    "\\n",
+    "\\\"",
+    "<",
+    ">",
+    "</password>",
+    "://",
+    "@",
+    "-----BEGIN ",
+    "PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "eyJ",
+    ".",
+    "AKIA",
+    "ghp_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "sk_live_",
+    "AIza",
+    "Authorization",
+    "Bearer ",
+    "token",
+    "é",
+    "€",
+    "ключ",
+    "[",
+    "]",
+    "{{",
+    "$",
+    "--",
+    "curl -u ",
+    "login a password ",
+    "name: ",
+];
+
+#[test]
+fn messages_and_code_are_not_values() {
+    for text in [
+        "{\"password\": \"This field is required.\"}",
+        "{\"password\": [\"Ensure this field has at least 8 characters.\"]}",
+        "{\"token\": \"Token is invalid or expired\"}",
+        "token = tokens[i]",
+        "password = get_password(user)",
+        "secret = secrets.token_hex(16)",
+    ] {
+        assert_clean(text);
+    }
+    assert_secret("{\"passphrase\": \"correct horse battery staple\"}", "correct horse battery staple");
+    assert_secret("password=\"abc(123)\"", "abc(123)");
+}
+
+#[test]
+fn near_placeholders_that_are_secrets() {
+    for value in ["gothere42", "Pa55word)", "wherethere", "example-less-9x", "abc(123"] {
+        let text = format!("password=\"{value}\"");
+        let expected: Vec<&str> = if value.contains("example") { vec![] } else { vec![value] };
+        assert_eq!(redacted(&text), expected, "{text}");
+    }
+}
