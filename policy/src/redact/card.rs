@@ -27,9 +27,14 @@ fn scan_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
     let mut first = 0;
     while first < run.len() {
         let spans = || (first..run.len()).rev().map(|last| (last, run[first].start, run[last].end));
+        // Cutting groups off the end is for a card followed by a stray number
+        // (`4111 1111 1111 1111 123`): the card left must be a full one of 15 or more digits,
+        // or the first groups of a longer look-alike would be read as a short Maestro number.
+        let whole_end = run[run.len() - 1].end;
         let valid = spans().find(|&(_, start, end)| {
             let digits = digits_of(text, start, end);
-            (12..=19).contains(&digits.len()) && issuer_accepts(&digits) && luhn(&digits)
+            let long_enough = end == whole_end || digits.len() >= 15;
+            (12..=19).contains(&digits.len()) && long_enough && issuer_accepts(&digits) && luhn(&digits)
         });
         let found = valid
             .map(|(last, start, end)| (last, Finding::valid(start, end, RedactionKind::Card)))

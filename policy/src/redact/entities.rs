@@ -58,7 +58,7 @@ fn reference(text: &str) -> Option<(char, usize)> {
         let consumed = if bytes.get(end) == Some(&b';') { end + 1 } else { end };
         return Some((decoded, consumed));
     }
-    let name_len = bytes[1..].iter().take(10).take_while(|b| b.is_ascii_alphanumeric()).count();
+    let name_len = bytes[1..].iter().take(32).take_while(|b| b.is_ascii_alphanumeric()).count();
     if bytes.get(1 + name_len) != Some(&b';') {
         return None;
     }
@@ -66,31 +66,60 @@ fn reference(text: &str) -> Option<(char, usize)> {
     Some((decoded, name_len + 2))
 }
 
+/// The named references of HTML's list that stand for printable ASCII and for the spaces and
+/// dashes numbers are grouped with, plus a few common symbols.
 fn named(name: &str) -> Option<char> {
     Some(match name {
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "quot" => '"',
+        "amp" | "AMP" => '&',
+        "lt" | "LT" => '<',
+        "gt" | "GT" => '>',
+        "quot" | "QUOT" => '"',
         "apos" => '\'',
-        "nbsp" | "ensp" | "emsp" | "thinsp" => ' ',
-        "commat" => '@',
-        "period" => '.',
-        "plus" => '+',
-        "hyphen" | "dash" | "minus" => '-',
+        "nbsp" | "ensp" | "emsp" | "emsp13" | "emsp14" | "thinsp" | "hairsp" | "numsp" | "puncsp"
+        | "MediumSpace" | "ThinSpace" | "VeryThinSpace" | "NonBreakingSpace" | "NoBreak" => ' ',
+        "Tab" => '\t',
+        "NewLine" => '\n',
+        "excl" => '!',
+        "num" => '#',
+        "dollar" => '$',
+        "percnt" => '%',
         "lpar" => '(',
         "rpar" => ')',
-        "num" => '#',
-        "colon" => ':',
-        "sol" => '/',
-        "percnt" => '%',
-        "lowbar" => '_',
+        "ast" | "midast" => '*',
+        "plus" => '+',
         "comma" => ',',
-        "copy" => '©',
-        "reg" => '®',
+        "period" => '.',
+        "sol" => '/',
+        "colon" => ':',
+        "semi" => ';',
+        "equals" => '=',
+        "quest" => '?',
+        "commat" => '@',
+        "lsqb" | "lbrack" => '[',
+        "bsol" => '\\',
+        "rsqb" | "rbrack" => ']',
+        "Hat" => '^',
+        "lowbar" | "UnderBar" => '_',
+        "grave" | "DiacriticalGrave" => '`',
+        "lcub" | "lbrace" => '{',
+        "verbar" | "vert" | "VerticalLine" => '|',
+        "rcub" | "rbrace" => '}',
+        "tilde" | "DiacriticalTilde" => '~',
+        "hyphen" | "dash" => '\u{2010}',
+        "minus" => '\u{2212}',
+        "ndash" => '\u{2013}',
+        "mdash" => '\u{2014}',
+        "shy" => '\u{00AD}',
+        "zwj" => '\u{200D}',
+        "zwnj" => '\u{200C}',
+        "ZeroWidthSpace" => '\u{200B}',
+        "copy" | "COPY" => '©',
+        "reg" | "REG" | "circledR" => '®',
         "euro" => '€',
-        "ndash" => '–',
-        "mdash" => '—',
+        "pound" => '£',
+        "yen" => '¥',
+        "sect" => '§',
+        "middot" | "centerdot" => '·',
         _ => return None,
     })
 }
@@ -106,6 +135,8 @@ mod tests {
         assert_eq!(decode("a&#X40;b.com &#64b"), "a@b.com @b");
         assert_eq!(decode("a&commat;b&period;com"), "a@b.com");
         assert_eq!(decode("4111&nbsp;1111"), "4111 1111");
+        assert_eq!(decode("Y2k&equals;&equals; &excl;&quest;&lowbar;"), "Y2k== !?_");
+        assert_eq!(decode("1&NonBreakingSpace;2&ZeroWidthSpace;3"), "1 2\u{200B}3");
         assert_eq!(decode("&lt;b&gt; &amp;amp;"), "<b> &amp;");
     }
 

@@ -191,10 +191,14 @@ impl PhoneRegions {
             let may_start = first == 0
                 || (!candidate.international
                     && bytes[start - 1] == b' '
+                    && bytes[start - 2] != b')'
                     && !inside_parentheses(&bytes[candidate.start..start]));
             let found = may_start
                 .then(|| {
-                    (first..groups.len()).rev().find_map(|last| {
+                    // An international number is read whole: its country code fixes how the rest
+                    // is read, and a shorter run would be another country's number.
+                    let shortest = if candidate.international { groups.len() - 1 } else { first };
+                    (shortest.max(first)..groups.len()).rev().find_map(|last| {
                         self.valid(text, start, groups[last].1, first == 0 && candidate.international)
                             .map(|end| (last, end))
                     })
@@ -305,10 +309,10 @@ fn candidate_at(text: &str, index: usize) -> Option<Candidate> {
         }
     }
     let end = groups.last()?.1;
-    if end < bytes.len()
-        && (bytes[end].is_ascii_alphabetic() || bytes[end] == b'_')
-        && extension_length(&text[end..]) == 0
-    {
+    // Glued to a word, or the first part of a longer token (`06213272-edc7-…`, `0430427.tar`).
+    let glued = |at: usize| bytes.get(at).is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+    let continues = matches!(bytes.get(end), Some(b'-' | b'.' | b'_')) && glued(end + 1);
+    if (glued(end) || continues) && extension_length(&text[end..]) == 0 {
         return None;
     }
     Some(Candidate { start: index, end, international, groups })
@@ -319,8 +323,12 @@ fn inside_parentheses(prefix: &[u8]) -> bool {
     prefix.iter().rposition(|&b| b == b'(') > prefix.iter().rposition(|&b| b == b')')
 }
 
-/// Dates, year ranges and dotted quads are not phone numbers.
+/// Dates, year ranges and dotted quads are not phone numbers, and neither is a run that holds a
+/// date with a four-digit year (`08/27/2026 (92`).
 fn not_a_phone_shape(span: &str) -> bool {
+    if holds_dated_run(span) {
+        return true;
+    }
     let parts: Vec<&str> = span.split(['-', '.', '/', ' ']).filter(|part| !part.is_empty()).collect();
     let lengths: Vec<usize> = parts.iter().map(|part| part.len()).collect();
     let separators: Vec<u8> = span.bytes().filter(|b| matches!(b, b'-' | b'.' | b'/' | b' ')).collect();
@@ -342,8 +350,47 @@ fn not_a_phone_shape(span: &str) -> bool {
     }
 }
 
+/// Whether three consecutive digit groups joined by one repeated `/`, `.` or `-` form a date with a
+/// four-digit year (`2024-01-15`, `15.01.2024`, `01/15/2024`).
+fn holds_dated_run(span: &str) -> bool {
+    let bytes = span.as_bytes();
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index].is_ascii_digit() {
+            let start = index;
+            while index < bytes.len() && bytes[index].is_ascii_digit() {
+                index += 1;
+            }
+            groups.push((start, index));
+        } else {
+            index += 1;
+        }
+    }
+    groups.windows(3).any(|window| {
+        let joiner = |from: usize, to: usize| (to == from + 1).then(|| bytes[from]);
+        let separator = joiner(window[0].1, window[1].0);
+        let same = separator.is_some()
+            && separator == joiner(window[1].1, window[2].0)
+            && matches!(separator, Some(b'/' | b'.' | b'-'));
+        let year = |(from, to): (usize, usize)| {
+            to - from == 4 && (span[from..].starts_with("19") || span[from..].starts_with("20"))
+        };
+        let small = |(from, to): (usize, usize)| {
+            to - from <= 2 && span[from..to].parse::<u32>().is_ok_and(|n| (1..=31).contains(&n))
+        };
+        let (a, b, c) = (window[0], window[1], window[2]);
+        same && ((year(a) && small(b) && small(c)) || (small(a) && small(b) && year(c)))
+    })
+}
+
 /// Words that name an identifier when they come right before a number in one piece.
-const IDENTIFIER_NAMES: [&str; 28] = [
+const IDENTIFIER_NAMES: [&str; 33] = [
+    "build",
+    "version",
+    "commit",
+    "rev",
+    "release",
     "order",
     "invoice",
     "ref",
@@ -415,7 +462,7 @@ fn after_identifier_name(text: &str, start: usize) -> bool {
 /// The length of an extension right after a number: ` x123`, ` ext. 45`, `#12`, ` extension 7`.
 fn extension_length(after: &str) -> usize {
     static EXTENSION: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?i-u)[ ,]?(?:ext\.?|extension|x|#)[ ]?[0-9]{1,6}\b")
+        Regex::new(r"^(?i-u),?[ -]?(?:ext\.?|extension|x|#)[ -]?[0-9]{1,6}\b")
             .expect("the extension pattern is valid")
     });
     EXTENSION.find(after).map_or(0, |found| found.end())
@@ -439,6 +486,7 @@ mod tests {
             ("US (212) 555-0123", "(212) 555-0123"),
             ("US 212-555-0123 x123 today", "212-555-0123 x123"),
             ("US 212.555.0123 ext. 45", "212.555.0123 ext. 45"),
+            ("PHONE=\"(312) 268-8642, ext. 62\"", "(312) 268-8642, ext. 62"),
             ("Paris 01 23 45 67 89", "01 23 45 67 89"),
             ("Madrid 912 345 678", "912 345 678"),
             ("São Paulo (11) 91234-5678", "(11) 91234-5678"),
@@ -451,6 +499,8 @@ mod tests {
             ("London 020 7946 0958", "020 7946 0958"),
             ("from abroad 0044 20 7946 0958", "0044 20 7946 0958"),
             ("+33123456789", "+33123456789"),
+            ("phone: +81-3-1486-1474)", "+81-3-1486-1474"),
+            ("+1-303-432-8410-x5127 ok", "+1-303-432-8410-x5127"),
         ] {
             assert_eq!(phones(text), vec![phone], "{text}");
         }
@@ -466,6 +516,12 @@ mod tests {
             "invoice no. 0123456789",
             "ticket #9876543210",
             "from 2019-2024",
+            "06213272-edc7-4278-aa7a-5f6e49991c10",
+            "(build 0430427)",
+            "(107) 092-4652",
+            "+29 0 84 34 27",
+            "prevista per il 08/27/2026 (92 account)",
+            "el 2025-07-20 (98 cuentas)",
             "host 10.120.30.40",
         ] {
             assert_eq!(phones(text), Vec::<&str>::new(), "{text}");

@@ -27,11 +27,18 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         at = run_end;
         match run_end - start {
             11 => {
-                if let Some((digits, end)) = read_groups::<11>(bytes, start, &[11], None, digit)
-                    && standalone(text, start, end, false)
-                    && is_valid(&digits)
-                {
+                let Some((digits, end)) = read_groups::<11>(bytes, start, &[11], None, digit) else {
+                    continue;
+                };
+                if !standalone(text, start, end, false) {
+                    continue;
+                }
+                if is_valid(&digits) {
                     out.push(Finding::valid(start, end, RedactionKind::DeTaxId));
+                } else if tax_shaped(&digits) || after_tax_words(text, start) {
+                    // Eleven digits whose repetitions are a tax id's (about 2% of random numbers
+                    // are), or that a text calls a tax id: a wrong one is not a phone number.
+                    out.push(Finding::look_alike(start, end, RedactionKind::DeTaxId));
                 }
             }
             2 => {
@@ -52,6 +59,24 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
             _ => {}
         }
     }
+}
+
+/// The first digit and the repetitions of a tax id, whatever the check digit.
+fn tax_shaped(digits: &[u8; 11]) -> bool {
+    let values = digits.map(|d| d - b'0');
+    values[0] != 0 && repetitions_allowed(&values)
+}
+
+/// Whether the words right before `start` name a tax id (`Steuer-ID`, `tax ID`, `IdNr`, `TIN`).
+fn after_tax_words(text: &str, start: usize) -> bool {
+    let mut from = start.saturating_sub(40);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let before = text[from..start].to_lowercase();
+    ["steuer", "tax id", "tax-id", "taxid", "tax_id", "idnr", "identifikationsnummer", "tin:", "tin "]
+        .iter()
+        .any(|word| before.contains(word))
 }
 
 /// Whether the eleven ASCII digits are a tax id: first digit, repetitions, check digit.
