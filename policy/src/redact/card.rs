@@ -5,19 +5,20 @@
 //! or 13–19 digits in one piece with an issuer prefix) that fails Luhn is a look-alike: left whole,
 //! and never re-read in pieces as a phone number.
 
-use super::digits::{Group, digits_of, runs};
+use super::digits::{Group, digits_of};
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
 /// Reports every card number in `text`.
+#[cfg(test)]
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let mut found = Vec::new();
-    runs(text, b" -", &mut found);
-    for run in found {
-        if run.iter().map(|g| g.len()).sum::<usize>() < 12 {
-            continue;
-        }
-        scan_run(text, &run, out);
+    super::digits::for_each_run(text, super::digits::CARD_AND_SSN_SEPARATORS, |run| in_run(text, run, out));
+}
+
+/// Reports the card numbers in one run of digit groups (see `digits::for_each_run`).
+pub(crate) fn in_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
+    if run.iter().map(|g| g.len()).sum::<usize>() >= 12 {
+        scan_run(text, run, out);
     }
 }
 

@@ -4,6 +4,9 @@
 //! `030-1234567`). Recognizers try the whole run and then shorter runs of whole groups, so a
 //! stray number next to a valid one (`ref 12 4111 1111 1111 1111`) does not hide it.
 
+/// The separators card numbers and SSNs are grouped with; both read the same runs.
+pub(crate) const CARD_AND_SSN_SEPARATORS: &[u8] = b" -";
+
 /// One group of digits: byte range in the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Group {
@@ -17,17 +20,19 @@ impl Group {
     }
 }
 
-/// Every maximal run of digit groups in `text` joined by exactly one byte of `separators`, that
-/// is not glued to a letter, digit or `_` on either side. `runs` receives one vector per run.
-pub(crate) fn runs(text: &str, separators: &[u8], runs: &mut Vec<Vec<Group>>) {
+/// Calls `each` with every maximal run of digit groups in `text` joined by exactly one byte of
+/// `separators`, that is not glued to a letter, digit or `_` on either side. One buffer serves
+/// every run, so a page full of numbers costs no allocation per number.
+pub(crate) fn for_each_run(text: &str, separators: &[u8], mut each: impl FnMut(&[Group])) {
     let bytes = text.as_bytes();
+    let mut groups = Vec::new();
     let mut index = 0;
     while index < bytes.len() {
         if !bytes[index].is_ascii_digit() {
             index += 1;
             continue;
         }
-        let mut groups = Vec::new();
+        groups.clear();
         let mut position = index;
         loop {
             let start = position;
@@ -46,7 +51,7 @@ pub(crate) fn runs(text: &str, separators: &[u8], runs: &mut Vec<Vec<Group>>) {
         let glued_before = index > 0 && is_word_byte(bytes[index - 1]);
         let glued_after = position < bytes.len() && is_word_byte(bytes[position]);
         if !glued_before && !glued_after {
-            runs.push(groups);
+            each(&groups);
         }
         index = position.max(index + 1);
     }
@@ -68,8 +73,8 @@ mod tests {
 
     fn spans<'a>(text: &'a str, separators: &[u8]) -> Vec<Vec<&'a str>> {
         let mut found = Vec::new();
-        runs(text, separators, &mut found);
-        found.iter().map(|run| run.iter().map(|g| &text[g.start..g.end]).collect()).collect()
+        for_each_run(text, separators, |run| found.push(run.iter().map(|g| &text[g.start..g.end]).collect()));
+        found
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! another kind (a never-issued SSN `666-12-3456` is not re-read as a phone number), then the
 //! earlier one wins. A finding that overlaps one already kept is dropped.
 
+use std::collections::BTreeMap;
+
 use super::kind::RedactionKind;
 
 /// A recognizer's report over the scan text (byte offsets).
@@ -39,28 +41,32 @@ impl Finding {
     fn len(&self) -> usize {
         self.end - self.start
     }
-
-    fn overlaps(&self, other: &Finding) -> bool {
-        self.start < other.end && other.start < self.end
-    }
 }
 
 /// Keeps the non-overlapping findings by the rule above and returns the valid ones in text order.
+/// The kept spans sit in an ordered map by start, so each check is one lookup: O(n log n).
 pub(crate) fn settle(mut findings: Vec<Finding>) -> Vec<Finding> {
+    findings.retain(|finding| finding.start < finding.end);
     if findings.len() <= 1 {
-        findings.retain(|finding| finding.valid && finding.start < finding.end);
+        findings.retain(|finding| finding.valid);
         return findings;
     }
     findings.sort_by(|a, b| b.len().cmp(&a.len()).then(a.valid.cmp(&b.valid)).then(a.start.cmp(&b.start)));
-    let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
+    // start → end of every kept span; kept spans never overlap, so the one starting last before
+    // a finding's end is the only one that can overlap it.
+    let mut kept: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut valid = Vec::new();
     for finding in findings {
-        if finding.start < finding.end && !kept.iter().any(|other| other.overlaps(&finding)) {
-            kept.push(finding);
+        let overlaps = kept.range(..finding.end).next_back().is_some_and(|(_, &end)| end > finding.start);
+        if !overlaps {
+            kept.insert(finding.start, finding.end);
+            if finding.valid {
+                valid.push(finding);
+            }
         }
     }
-    kept.retain(|finding| finding.valid);
-    kept.sort_by_key(|finding| finding.start);
-    kept
+    valid.sort_by_key(|finding| finding.start);
+    valid
 }
 
 #[cfg(test)]

@@ -11,35 +11,56 @@ use regex::Regex;
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
-/// Country, check digits, then at least 11 more characters, single separators allowed.
+/// Country, check digits, then at least 11 more characters, single separators allowed; matched
+/// only at the start of the text it is given.
 static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)\b[a-z]{2}[0-9]{2}(?:[ \-]?[a-z0-9]){11,32}").expect("the IBAN pattern is valid")
+    Regex::new(r"^(?i-u)[a-z]{2}[0-9]{2}(?:[ \-]?[a-z0-9]){11,32}").expect("the IBAN pattern is valid")
 });
 
 /// Reports every IBAN (and IBAN look-alike) in `text`.
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+    let bytes = text.as_bytes();
     let mut position = 0;
-    while let Some(found) = CANDIDATE.find_at(text, position) {
-        match recognize(found.as_str()) {
+    // Most text has no two letters followed by two digits at a word's start: look for that by
+    // hand and run the pattern only from there.
+    while let Some(start) = next_start(bytes, position) {
+        let Some(found) = CANDIDATE.find(&text[start..]) else {
+            position = start + 1;
+            continue;
+        };
+        let found = start..start + found.end();
+        let found_str = &text[found.clone()];
+        match recognize(found_str) {
             Some((length, valid)) => {
                 let kind = RedactionKind::Iban;
-                let end = found.start() + length;
+                let end = start + length;
                 out.push(if valid {
-                    Finding::valid(found.start(), end, kind)
+                    Finding::valid(start, end, kind)
                 } else {
-                    Finding::look_alike(found.start(), end, kind)
+                    Finding::look_alike(start, end, kind)
                 });
                 position = end;
             }
-            None => match grouped_look_alike(found.as_str()) {
+            None => match grouped_look_alike(found_str) {
                 Some(length) => {
-                    out.push(Finding::look_alike(found.start(), found.start() + length, RedactionKind::Iban));
-                    position = found.start() + length;
+                    out.push(Finding::look_alike(start, start + length, RedactionKind::Iban));
+                    position = start + length;
                 }
-                None => position = found.start() + 2,
+                None => position = start + 2,
             },
         }
     }
+}
+
+/// The next offset from `from` where two ASCII letters and two digits start a word.
+fn next_start(bytes: &[u8], from: usize) -> Option<usize> {
+    (from..bytes.len().saturating_sub(3)).find(|&at| {
+        bytes[at].is_ascii_alphabetic()
+            && bytes[at + 1].is_ascii_alphabetic()
+            && bytes[at + 2].is_ascii_digit()
+            && bytes[at + 3].is_ascii_digit()
+            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
+    })
 }
 
 /// For a candidate starting with a known country: the byte length of its country's IBAN, and

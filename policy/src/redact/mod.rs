@@ -171,8 +171,10 @@ impl Redactor {
         }
         if has_digit {
             iban::find(scan, &mut found);
-            card::find(scan, &mut found);
-            ssn::find(scan, &mut found);
+            digits::for_each_run(scan, digits::CARD_AND_SSN_SEPARATORS, |run| {
+                card::in_run(scan, run, &mut found);
+                ssn::in_run(scan, run, &mut found);
+            });
             national::find_de_tax_id(scan, &mut found);
             national::find_fr_nir(scan, &mut found);
             national::find_uk_nino(scan, &mut found);

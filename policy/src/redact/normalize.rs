@@ -29,15 +29,28 @@ impl<'a> Scan<'a> {
         }
         let mut scan = String::with_capacity(text.len());
         let mut origin = Vec::with_capacity(text.len() + 1);
-        for (offset, c) in text.char_indices() {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < text.len() {
+            // ASCII is copied a run at a time; only the other characters are looked at one by one.
+            let ascii =
+                bytes[at..].iter().position(|b| !b.is_ascii()).map_or(text.len(), |offset| at + offset);
+            scan.push_str(&text[at..ascii]);
+            origin.extend(at..ascii);
+            at = ascii;
+            let Some(c) = text[at..].chars().next() else { break };
             let folded = match fold(c) {
                 Fold::Keep => c,
-                Fold::Drop => continue,
+                Fold::Drop => {
+                    at += c.len_utf8();
+                    continue;
+                }
                 Fold::To(ascii) => ascii,
             };
             let before = scan.len();
             scan.push(folded);
-            origin.extend(std::iter::repeat_n(offset, scan.len() - before));
+            origin.extend(std::iter::repeat_n(at, scan.len() - before));
+            at += c.len_utf8();
         }
         origin.push(text.len());
         Self { text: Cow::Owned(scan), origin: Some(origin) }

@@ -5,7 +5,7 @@
 //! A number in the SSN's 3-2-4 shape outside those rules (`000-12-3456`, `666 12 3456`) is a
 //! look-alike: left whole, and never read as a phone number instead.
 
-use super::digits::{Group, runs};
+use super::digits::Group;
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
@@ -13,10 +13,14 @@ use super::kind::RedactionKind;
 const CONTEXT: usize = 40;
 
 /// Reports every SSN (and SSN look-alike) in `text`.
+#[cfg(test)]
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let mut found = Vec::new();
-    runs(text, b"- ", &mut found);
-    for run in found {
+    super::digits::for_each_run(text, super::digits::CARD_AND_SSN_SEPARATORS, |run| in_run(text, run, out));
+}
+
+/// Reports the SSNs in one run of digit groups (see `digits::for_each_run`).
+pub(crate) fn in_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
+    {
         for window in run.windows(3) {
             if let [area, group, serial] = window
                 && area.len() == 3
@@ -27,7 +31,7 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 out.push(finding(text, [*area, *group, *serial]));
             }
         }
-        if let [single] = run.as_slice()
+        if let [single] = run
             && single.len() == 9
             && after_ssn_words(text, single.start)
         {

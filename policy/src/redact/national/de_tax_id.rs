@@ -162,8 +162,11 @@ mod tests {
             ("(25768131411)", valid("25768131411")),
             ("ID:57549285017\n", valid("57549285017")),
             ("end 81 872 495 633", valid("81 872 495 633")),
-            // Wrong check digit: nothing when together, a look-alike in the tax-id grouping.
-            ("86095742718", vec![]),
+            // Wrong check digit: a look-alike in the tax-id grouping, or together when the
+            // repetitions are a tax id's or the text calls it one; nothing otherwise.
+            ("86095742718", look_alike("86095742718")),
+            ("12345678901", vec![]),
+            ("Steuer-ID 12345678901", look_alike("12345678901")),
             ("86 095 742 718", look_alike("86 095 742 718")),
             ("12 345 678 903", look_alike("12 345 678 903")),
             // Inside longer numbers or words.

@@ -9,8 +9,8 @@
 //! A national number must also be written the way the region writes it: where the region's
 //! format for that number requires the trunk prefix (`0` in Britain, Germany, France…), a number
 //! without it is not read as that region's (`1234567890` is not `01234 567890`), as
-//! libphonenumber's own matcher does. Each region's general pattern and formats are compiled once
-//! from the metadata, so most regions are ruled out with one regex before the full parse.
+//! libphonenumber's own matcher does. Each region's patterns are compiled once from the metadata
+//! (`metadata`), so a check is a handful of regex matches.
 //!
 //! What keeps dates, amounts and identifiers out:
 //! - shapes that are not phone numbers are skipped before any lookup: dates (`15.01.2024`,
@@ -26,11 +26,14 @@ use std::str::FromStr;
 use std::sync::{Arc, LazyLock};
 
 use phonenumber::country::Id;
-use phonenumber::metadata::DATABASE;
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
+
+use metadata::RegionRules;
 
 use super::finding::Finding;
 use super::kind::RedactionKind;
+
+mod metadata;
 
 /// The regions whose national formats are read when a policy names none: the United States (and
 /// with it every NANP country), the United Kingdom, Germany, France, Spain, Italy, the
@@ -40,18 +43,20 @@ pub const DEFAULT_PHONE_REGIONS: [&str; 10] = ["US", "GB", "DE", "FR", "ES", "IT
 /// Fewest and most digits of a national significant number with its country code (E.164).
 const MIN_DIGITS: usize = 7;
 const MAX_DIGITS: usize = 15;
+/// Most digit groups in one candidate.
+const MAX_GROUPS: usize = 12;
 /// How far back the words before a number are read.
 const CONTEXT: usize = 32;
 
 /// The regions national numbers are read in.
 #[derive(Clone)]
 pub struct PhoneRegions {
-    regions: Arc<[Region]>,
+    regions: Arc<[Arc<RegionRules>]>,
 }
 
 impl PartialEq for PhoneRegions {
     fn eq(&self, other: &Self) -> bool {
-        self.regions.iter().map(|region| region.id).eq(other.regions.iter().map(|region| region.id))
+        self.regions.iter().map(|region| &region.id).eq(other.regions.iter().map(|region| &region.id))
     }
 }
 
@@ -59,72 +64,7 @@ impl Eq for PhoneRegions {}
 
 impl fmt::Debug for PhoneRegions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.regions.iter().map(|region| region.id.as_ref())).finish()
-    }
-}
-
-/// One region's rules, compiled from libphonenumber's metadata.
-struct Region {
-    id: Id,
-    /// The trunk prefix (`0`), if the region has one.
-    trunk: Option<String>,
-    /// The general pattern of a national significant number, anchored.
-    general: Regex,
-    /// The formats: leading digits (anchored at the start), whole pattern, and whether the
-    /// trunk prefix must be written with it.
-    formats: Vec<(Option<Regex>, Regex, bool)>,
-}
-
-impl Region {
-    fn compile(id: Id) -> Option<Self> {
-        let meta = DATABASE.by_id(id.as_ref())?;
-        let anchored = |source: &str, end: bool| {
-            let source = if end { format!("^(?:{source})$") } else { format!("^(?:{source})") };
-            RegexBuilder::new(&source).ignore_whitespace(true).build().ok()
-        };
-        let general = anchored(meta.descriptors().general().national_number().as_str(), true)?;
-        let formats = meta
-            .formats()
-            .iter()
-            .filter_map(|format| {
-                let leading = match format.leading_digits().last() {
-                    Some(leading) => Some(anchored(leading.as_str(), false)?),
-                    None => None,
-                };
-                let pattern = anchored(format.pattern().as_str(), true)?;
-                let trunk_required = format.national_prefix().is_some_and(|rule| rule.contains("$NP"))
-                    && !format.is_national_prefix_optional();
-                Some((leading, pattern, trunk_required))
-            })
-            .collect();
-        Some(Self { id, trunk: meta.national_prefix().map(str::to_owned), general, formats })
-    }
-
-    /// Whether `digits`, written without `+`, is a valid number of this region written as the
-    /// region writes it.
-    fn accepts(&self, digits: &str) -> bool {
-        let stripped = self.trunk.as_deref().and_then(|trunk| digits.strip_prefix(trunk));
-        let national = match stripped {
-            Some(rest) if self.general.is_match(rest) => rest,
-            _ if self.general.is_match(digits) => digits,
-            _ => return false,
-        };
-        let trunk_written = stripped.is_some() && national.len() < digits.len();
-        if !trunk_written && self.trunk_required(national) {
-            return false;
-        }
-        is_valid(Some(self.id), digits)
-    }
-
-    /// Whether the region's format for `national` requires the trunk prefix.
-    fn trunk_required(&self, national: &str) -> bool {
-        self.formats
-            .iter()
-            .find(|(leading, pattern, _)| {
-                leading.as_ref().is_none_or(|leading| leading.is_match(national))
-                    && pattern.is_match(national)
-            })
-            .is_some_and(|(_, _, required)| *required)
+        f.debug_list().entries(self.regions.iter().map(|region| &region.id)).finish()
     }
 }
 
@@ -153,12 +93,12 @@ impl Default for PhoneRegions {
 impl PhoneRegions {
     /// The regions named by ISO 3166 alpha-2 codes (`"US"`, `"de"`), in order.
     pub fn parse<'a>(codes: impl IntoIterator<Item = &'a str>) -> Result<Self, UnknownRegion> {
-        let mut regions: Vec<Region> = Vec::new();
+        let mut regions: Vec<Arc<RegionRules>> = Vec::new();
         for code in codes {
             let unknown = || UnknownRegion(code.to_owned());
             let id = Id::from_str(&code.to_ascii_uppercase()).map_err(|_| unknown())?;
-            if !regions.iter().any(|region| region.id == id) {
-                regions.push(Region::compile(id).ok_or_else(unknown)?);
+            if !regions.iter().any(|region| region.id == id.as_ref()) {
+                regions.push(metadata::region(id.as_ref()).ok_or_else(unknown)?);
             }
         }
         Ok(Self { regions: regions.into() })
@@ -167,12 +107,16 @@ impl PhoneRegions {
     /// Reports every phone number in `text`.
     pub(crate) fn find(&self, text: &str, out: &mut Vec<Finding>) {
         let bytes = text.as_bytes();
+        let mut groups = Vec::new();
         let mut index = 0;
         while index < bytes.len() {
-            match candidate_at(text, index) {
+            match candidate_at(text, index, &mut groups) {
                 Some(candidate) => {
                     index = candidate.end.max(index + 1);
-                    self.check(text, &candidate, out);
+                    let digits: usize = groups.iter().map(|(start, end)| end - start).sum();
+                    if digits >= MIN_DIGITS {
+                        self.check(text, &candidate, &groups, out);
+                    }
                 }
                 None => index += 1,
             }
@@ -182,8 +126,7 @@ impl PhoneRegions {
     /// Tries the candidate whole, then shorter runs of whole groups: dropping groups at the end,
     /// and, for a national candidate, starting after a space (never inside parentheses or after
     /// a `+` country code, where the rest would be read as another country's number).
-    fn check(&self, text: &str, candidate: &Candidate, out: &mut Vec<Finding>) {
-        let groups = &candidate.groups;
+    fn check(&self, text: &str, candidate: &Candidate, groups: &[(usize, usize)], out: &mut Vec<Finding>) {
         let bytes = text.as_bytes();
         let mut first = 0;
         while first < groups.len() {
@@ -198,10 +141,17 @@ impl PhoneRegions {
                     // An international number is read whole: its country code fixes how the rest
                     // is read, and a shorter run would be another country's number.
                     let shortest = if candidate.international { groups.len() - 1 } else { first };
-                    (shortest.max(first)..groups.len()).rev().find_map(|last| {
-                        self.valid(text, start, groups[last].1, first == 0 && candidate.international)
-                            .map(|end| (last, end))
-                    })
+                    // Only runs of a phone number's length are worth a look: a long run of
+                    // numbers (a table row) is tried in windows, not in every span of it.
+                    let digits_to =
+                        |last: usize| -> usize { groups[first..=last].iter().map(|(a, b)| b - a).sum() };
+                    (shortest.max(first)..groups.len())
+                        .rev()
+                        .filter(|&last| (MIN_DIGITS..=MAX_DIGITS + 2).contains(&digits_to(last)))
+                        .find_map(|last| {
+                            self.valid(text, start, groups[last].1, first == 0 && candidate.international)
+                                .map(|end| (last, end))
+                        })
                 })
                 .flatten();
             match found {
@@ -217,26 +167,27 @@ impl PhoneRegions {
     /// The end of the valid number (with any extension) at `start..end`, if it is one.
     fn valid(&self, text: &str, start: usize, end: usize, international: bool) -> Option<usize> {
         let span = &text[start..end];
-        let digits: String = span.chars().filter(char::is_ascii_digit).collect();
-        let grouped = span.bytes().any(|b| !b.is_ascii_digit() && b != b'+');
-        if !(MIN_DIGITS..=MAX_DIGITS + 2).contains(&digits.len()) || not_a_phone_shape(span) {
+        let count = span.bytes().filter(u8::is_ascii_digit).count();
+        if !(MIN_DIGITS..=MAX_DIGITS + 2).contains(&count) || not_a_phone_shape(span) {
             return None;
         }
+        let mut buffer = [0u8; MAX_DIGITS + 2];
+        for (slot, digit) in buffer.iter_mut().zip(span.bytes().filter(u8::is_ascii_digit)) {
+            *slot = digit;
+        }
+        let digits = std::str::from_utf8(&buffer[..count]).unwrap_or_default();
+        let grouped = span.bytes().any(|b| !b.is_ascii_digit() && b != b'+');
         let valid = if international {
-            let digits = digits.strip_prefix("00").filter(|_| !span.starts_with('+')).unwrap_or(&digits);
-            is_valid(None, &format!("+{digits}"))
+            let digits = digits.strip_prefix("00").filter(|_| !span.starts_with('+')).unwrap_or(digits);
+            metadata::is_valid_international(digits)
         } else {
             if digits.len() > MAX_DIGITS || (!grouped && after_identifier_name(text, start)) {
                 return None;
             }
-            self.regions.iter().any(|region| region.accepts(&digits))
+            self.regions.iter().any(|region| region.accepts_national(digits))
         };
         valid.then(|| end + extension_length(&text[end..]))
     }
-}
-
-fn is_valid(region: Option<Id>, number: &str) -> bool {
-    phonenumber::parse(region, number).is_ok_and(|number| phonenumber::is_valid(&number))
 }
 
 /// A run of digit groups that may be a phone number.
@@ -244,12 +195,12 @@ struct Candidate {
     start: usize,
     end: usize,
     international: bool,
-    /// Byte ranges of the digit groups.
-    groups: Vec<(usize, usize)>,
 }
 
-/// The candidate starting at `index`: `+`, `00`, `(` or a digit not glued to a word.
-fn candidate_at(text: &str, index: usize) -> Option<Candidate> {
+/// The candidate starting at `index`: `+`, `00`, `(` or a digit not glued to a word; `groups`
+/// receives the byte ranges of its digit groups.
+fn candidate_at(text: &str, index: usize, groups: &mut Vec<(usize, usize)>) -> Option<Candidate> {
+    groups.clear();
     let bytes = text.as_bytes();
     let first = bytes[index];
     if !(first.is_ascii_digit() || first == b'+' || first == b'(') {
@@ -269,7 +220,6 @@ fn candidate_at(text: &str, index: usize) -> Option<Candidate> {
     let international =
         first == b'+' || (bytes[index..].starts_with(b"00") && !bytes[index..].starts_with(b"000"));
     let mut position = if first == b'+' { index + 1 } else { index };
-    let mut groups = Vec::new();
     let mut open = first == b'(';
     if open {
         position += 1;
@@ -283,6 +233,11 @@ fn candidate_at(text: &str, index: usize) -> Option<Candidate> {
             break;
         }
         groups.push((start, position));
+        // A phone number has a handful of groups; a longer run (a row of numbers) is read in
+        // pieces of at most this many.
+        if groups.len() == MAX_GROUPS {
+            break;
+        }
         // One separator, or `) `, ` (`, `)-`: never two of the same.
         let mut next = position;
         let mut taken = 0;
@@ -315,7 +270,7 @@ fn candidate_at(text: &str, index: usize) -> Option<Candidate> {
     if (glued(end) || continues) && extension_length(&text[end..]) == 0 {
         return None;
     }
-    Some(Candidate { start: index, end, international, groups })
+    Some(Candidate { start: index, end, international })
 }
 
 /// Whether a `(` before the end of `prefix` is still open.
@@ -326,62 +281,86 @@ fn inside_parentheses(prefix: &[u8]) -> bool {
 /// Dates, year ranges and dotted quads are not phone numbers, and neither is a run that holds a
 /// date with a four-digit year (`08/27/2026 (92`).
 fn not_a_phone_shape(span: &str) -> bool {
-    if holds_dated_run(span) {
+    let groups = Groups::of(span);
+    if groups.holds_date() {
         return true;
     }
-    let parts: Vec<&str> = span.split(['-', '.', '/', ' ']).filter(|part| !part.is_empty()).collect();
-    let lengths: Vec<usize> = parts.iter().map(|part| part.len()).collect();
-    let separators: Vec<u8> = span.bytes().filter(|b| matches!(b, b'-' | b'.' | b'/' | b' ')).collect();
-    let one_separator = separators.windows(2).all(|pair| pair[0] == pair[1]);
-    let all_digits = parts.iter().all(|part| part.bytes().all(|b| b.is_ascii_digit()));
-    let year = |part: &str| part.len() == 4 && (part.starts_with("19") || part.starts_with("20"));
-    if !all_digits || !one_separator {
+    let bytes = span.as_bytes();
+    let plain = bytes.iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'/' | b' '));
+    let mut separators = bytes.iter().filter(|b| matches!(b, b'-' | b'.' | b'/' | b' '));
+    let first = separators.next().copied();
+    if !plain || separators.any(|&b| Some(b) != first) {
         return false;
     }
+    let lengths = &groups.lengths[..groups.count];
+    let year = |index: usize| groups.lengths[index] == 4 && groups.year_like[index];
     // Object identifiers and version chains: four or more dotted parts, one of them a single digit.
-    if separators.first() == Some(&b'.') && lengths.len() >= 4 && lengths.contains(&1) {
+    if first == Some(b'.') && lengths.len() >= 4 && lengths.contains(&1) {
         return true;
     }
-    match lengths.as_slice() {
-        [4, 1..=2, 1..=2] | [1..=2, 1..=2, 4] | [1..=2, 1..=2, 2] => separators.first() != Some(&b' '),
-        [4, 4] => year(parts[0]) && year(parts[1]),
-        [1..=3, 1..=3, 1..=3, 1..=3] => separators.first() == Some(&b'.'),
+    match lengths {
+        [4, 1..=2, 1..=2] | [1..=2, 1..=2, 4] | [1..=2, 1..=2, 2] => first != Some(b' '),
+        [4, 4] => year(0) && year(1),
+        [1..=3, 1..=3, 1..=3, 1..=3] => first == Some(b'.'),
         _ => false,
     }
 }
 
-/// Whether three consecutive digit groups joined by one repeated `/`, `.` or `-` form a date with a
-/// four-digit year (`2024-01-15`, `15.01.2024`, `01/15/2024`).
-fn holds_dated_run(span: &str) -> bool {
-    let bytes = span.as_bytes();
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index].is_ascii_digit() {
+/// The digit groups of a span, without allocating: lengths, the byte after each (its joiner),
+/// whether a 4-digit group looks like a year and whether a short one could be a day or month.
+struct Groups {
+    count: usize,
+    lengths: [usize; MAX_GROUPS + 1],
+    joiners: [u8; MAX_GROUPS + 1],
+    year_like: [bool; MAX_GROUPS + 1],
+    day_like: [bool; MAX_GROUPS + 1],
+}
+
+impl Groups {
+    fn of(span: &str) -> Self {
+        let mut groups = Self {
+            count: 0,
+            lengths: [0; MAX_GROUPS + 1],
+            joiners: [0; MAX_GROUPS + 1],
+            year_like: [false; MAX_GROUPS + 1],
+            day_like: [false; MAX_GROUPS + 1],
+        };
+        let bytes = span.as_bytes();
+        let mut index = 0;
+        while index < bytes.len() && groups.count <= MAX_GROUPS {
+            if !bytes[index].is_ascii_digit() {
+                index += 1;
+                continue;
+            }
             let start = index;
             while index < bytes.len() && bytes[index].is_ascii_digit() {
                 index += 1;
             }
-            groups.push((start, index));
-        } else {
-            index += 1;
+            let digits = &span[start..index];
+            let slot = groups.count;
+            groups.lengths[slot] = digits.len();
+            groups.joiners[slot] =
+                if bytes.get(index + 1).is_some_and(u8::is_ascii_digit) { bytes[index] } else { 0 };
+            groups.year_like[slot] =
+                digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"));
+            groups.day_like[slot] =
+                digits.len() <= 2 && digits.parse::<u32>().is_ok_and(|n| (1..=31).contains(&n));
+            groups.count += 1;
         }
+        groups
     }
-    groups.windows(3).any(|window| {
-        let joiner = |from: usize, to: usize| (to == from + 1).then(|| bytes[from]);
-        let separator = joiner(window[0].1, window[1].0);
-        let same = separator.is_some()
-            && separator == joiner(window[1].1, window[2].0)
-            && matches!(separator, Some(b'/' | b'.' | b'-'));
-        let year = |(from, to): (usize, usize)| {
-            to - from == 4 && (span[from..].starts_with("19") || span[from..].starts_with("20"))
-        };
-        let small = |(from, to): (usize, usize)| {
-            to - from <= 2 && span[from..to].parse::<u32>().is_ok_and(|n| (1..=31).contains(&n))
-        };
-        let (a, b, c) = (window[0], window[1], window[2]);
-        same && ((year(a) && small(b) && small(c)) || (small(a) && small(b) && year(c)))
-    })
+
+    /// Whether three consecutive groups joined by one repeated `/`, `.` or `-` form a date with a
+    /// four-digit year (`2024-01-15`, `15.01.2024`, `01/15/2024`).
+    fn holds_date(&self) -> bool {
+        (0..self.count.saturating_sub(2)).any(|i| {
+            let joiner = self.joiners[i];
+            matches!(joiner, b'/' | b'.' | b'-')
+                && self.joiners[i + 1] == joiner
+                && ((self.year_like[i] && self.day_like[i + 1] && self.day_like[i + 2])
+                    || (self.day_like[i] && self.day_like[i + 1] && self.year_like[i + 2]))
+        })
+    }
 }
 
 /// Words that name an identifier when they come right before a number in one piece.
@@ -449,14 +428,16 @@ fn after_identifier_name(text: &str, start: usize) -> bool {
         from -= 1;
     }
     let before = text[from..start].to_lowercase();
-    let words: Vec<&str> =
-        before.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect();
-    if words.iter().any(|word| PHONE_WORDS.iter().any(|phone| word.starts_with(phone))) {
+    let words = || before.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty());
+    if words().any(|word| PHONE_WORDS.iter().any(|phone| word.starts_with(phone))) {
         return false;
     }
     let trailing = before.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '#' | '.' | '='));
     let glued_hash = before.trim_end().ends_with('#');
-    glued_hash || words.last().is_some_and(|word| trailing.ends_with(word) && IDENTIFIER_NAMES.contains(word))
+    glued_hash
+        || words()
+            .next_back()
+            .is_some_and(|word| trailing.ends_with(word) && IDENTIFIER_NAMES.contains(&word))
 }
 
 /// The length of an extension right after a number: ` x123`, ` ext. 45`, `#12`, ` extension 7`.

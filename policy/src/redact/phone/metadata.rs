@@ -1,0 +1,220 @@
+//! libphonenumber's rules for one region, compiled once from the `phonenumber` crate's metadata.
+//!
+//! The crate's own `parse`/`is_valid` compile their patterns into a small shared cache behind a
+//! global lock; with several regions in use the cache thrashes and every check recompiles
+//! regexes (a 64 KB page took 14 ms). Here each region's patterns are compiled once per process
+//! with `regex` and the checks follow libphonenumber's definitions:
+//! - the national prefix for parsing is stripped (with its transform rule where the region has
+//!   one), and kept only when the rest still fits the region's general pattern;
+//! - a number is valid when it matches the general pattern and one of the number types
+//!   (premium rate, toll free, shared cost, VoIP, personal, pager, UAN, voicemail, fixed line,
+//!   mobile), each with its possible lengths;
+//! - a format requires the trunk prefix when its national-prefix formatting rule writes it and
+//!   does not say it is optional.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, OnceLock, RwLock};
+
+use phonenumber::metadata::{DATABASE, Descriptor, Metadata};
+use regex::{Regex, RegexBuilder};
+
+/// A number type's pattern and possible lengths.
+struct Pattern {
+    regex: Regex,
+    lengths: Vec<usize>,
+}
+
+impl Pattern {
+    fn compile(descriptor: &Descriptor) -> Option<Self> {
+        Some(Self {
+            regex: anchored(descriptor.national_number().as_str(), true)?,
+            lengths: descriptor.possible_length().iter().map(|&length| usize::from(length)).collect(),
+        })
+    }
+
+    fn matches(&self, national: &str) -> bool {
+        (self.lengths.is_empty() || self.lengths.contains(&national.len())) && self.regex.is_match(national)
+    }
+}
+
+/// One region's rules.
+pub(super) struct RegionRules {
+    /// ISO 3166 code (`"US"`), or `"001"` for non-geographic codes.
+    pub(super) id: String,
+    /// The country calling code.
+    code: u16,
+    /// Whether it is the main region of its code (`US` for +1), whose parsing rules apply to
+    /// numbers written with the code.
+    main: bool,
+    /// For a region sharing its code: the leading digits that pick it (NANP area codes).
+    leading: Option<Regex>,
+    /// Every region of the same code (itself included), looked up on first use.
+    siblings: OnceLock<Vec<Arc<RegionRules>>>,
+    trunk: Option<String>,
+    prefix_for_parsing: Option<Regex>,
+    transform: Option<String>,
+    general: Pattern,
+    types: Vec<Pattern>,
+    /// Leading digits (anchored at the start), whole pattern, and whether the trunk prefix must
+    /// be written with numbers of this format.
+    formats: Vec<(Option<Regex>, Regex, bool)>,
+}
+
+impl RegionRules {
+    fn compile(meta: &Metadata) -> Option<Self> {
+        let descriptors = meta.descriptors();
+        let types = [
+            descriptors.premium_rate(),
+            descriptors.toll_free(),
+            descriptors.shared_cost(),
+            descriptors.voip(),
+            descriptors.personal_number(),
+            descriptors.pager(),
+            descriptors.uan(),
+            descriptors.voicemail(),
+            descriptors.fixed_line(),
+            descriptors.mobile(),
+        ];
+        let formats = meta
+            .formats()
+            .iter()
+            .filter_map(|format| {
+                let leading = match format.leading_digits().last() {
+                    Some(leading) => Some(anchored(leading.as_str(), false)?),
+                    None => None,
+                };
+                let trunk_required = format.national_prefix().is_some_and(|rule| rule.contains("$NP"))
+                    && !format.is_national_prefix_optional();
+                Some((leading, anchored(format.pattern().as_str(), true)?, trunk_required))
+            })
+            .collect();
+        Some(Self {
+            id: meta.id().to_owned(),
+            code: meta.country_code(),
+            main: meta.is_main_country_for_code(),
+            siblings: OnceLock::new(),
+            leading: match meta.leading_digits() {
+                Some(pattern) => Some(anchored(pattern.as_str(), false)?),
+                None => None,
+            },
+            trunk: meta.national_prefix().map(str::to_owned),
+            // Without its own pattern, the national prefix is what is stripped.
+            prefix_for_parsing: match (meta.national_prefix_for_parsing(), meta.national_prefix()) {
+                (Some(pattern), _) => Some(anchored(pattern.as_str(), false)?),
+                (None, Some(prefix)) => Some(anchored(&regex::escape(prefix), false)?),
+                (None, None) => None,
+            },
+            transform: meta.national_prefix_transform_rule().map(str::to_owned),
+            general: Pattern::compile(descriptors.general())?,
+            types: types.into_iter().flatten().filter_map(Pattern::compile).collect(),
+            formats,
+        })
+    }
+
+    /// The national significant number of `digits` (written without the country code), and
+    /// whether a national prefix was written and stripped.
+    fn national<'a>(&self, digits: &'a str) -> (std::borrow::Cow<'a, str>, bool) {
+        let Some(prefix) = &self.prefix_for_parsing else {
+            return (digits.into(), false);
+        };
+        // Captures are only needed for a transform rule; a plain match is much cheaper.
+        let (matched, stripped): (usize, std::borrow::Cow<'a, str>) = match &self.transform {
+            None => match prefix.find(digits) {
+                Some(found) => (found.end(), digits[found.end()..].into()),
+                None => return (digits.into(), false),
+            },
+            Some(rule) => {
+                let Some(captures) = prefix.captures(digits) else {
+                    return (digits.into(), false);
+                };
+                let matched = captures.get(0).map_or(0, |m| m.end());
+                if captures.get(1).is_some() {
+                    let mut replaced = String::new();
+                    captures.expand(rule, &mut replaced);
+                    (matched, format!("{replaced}{}", &digits[matched..]).into())
+                } else {
+                    (matched, digits[matched..].into())
+                }
+            }
+        };
+        // As libphonenumber: keep the stripped form only when it still fits the region.
+        if matched > 0 && self.general.matches(&stripped) { (stripped, true) } else { (digits.into(), false) }
+    }
+
+    /// Whether `digits`, written without a country code, is a valid number of this region's
+    /// code, written as the region writes it. As libphonenumber does, the region's own parsing
+    /// rules find the national number, which any region sharing the code may own (a Canadian
+    /// number read with the US rules is valid).
+    pub(super) fn accepts_national(&self, digits: &str) -> bool {
+        let (national, trunk_written) = self.national(digits);
+        let siblings = self.siblings.get_or_init(|| regions_for_code(self.code));
+        siblings
+            .iter()
+            .any(|region| region.is_valid(&national) && (trunk_written || !region.trunk_required(&national)))
+    }
+
+    /// Whether this region can own `national`: it has no leading-digits pattern, or it matches
+    /// (libphonenumber picks a region of a shared code the same way).
+    fn may_own(&self, national: &str) -> bool {
+        self.leading.as_ref().is_none_or(|leading| leading.is_match(national))
+    }
+
+    /// Whether the national significant number is a valid number of this region.
+    fn is_valid(&self, national: &str) -> bool {
+        self.general.matches(national) && self.types.iter().any(|pattern| pattern.matches(national))
+    }
+
+    /// Whether this region's format for `national` writes the trunk prefix, without saying it
+    /// is optional.
+    fn trunk_required(&self, national: &str) -> bool {
+        self.trunk.is_some()
+            && self
+                .formats
+                .iter()
+                .find(|(leading, pattern, _)| {
+                    leading.as_ref().is_none_or(|leading| leading.is_match(national))
+                        && pattern.is_match(national)
+                })
+                .is_some_and(|(_, _, required)| *required)
+    }
+}
+
+/// The rules of a region by its ISO code (`"US"`), compiled on first use and kept.
+pub(super) fn region(id: &str) -> Option<Arc<RegionRules>> {
+    static REGIONS: LazyLock<RwLock<HashMap<String, Option<Arc<RegionRules>>>>> =
+        LazyLock::new(Default::default);
+    if let Some(found) = REGIONS.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(id) {
+        return found.clone();
+    }
+    let compiled = DATABASE.by_id(id).and_then(RegionRules::compile).map(Arc::new);
+    REGIONS
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(id.to_owned(), compiled.clone());
+    compiled
+}
+
+/// Every region of a calling code, compiled.
+fn regions_for_code(code: u16) -> Vec<Arc<RegionRules>> {
+    DATABASE.region(&code).unwrap_or_default().into_iter().filter_map(region).collect()
+}
+
+/// Whether `digits` (country code first, no `+`) is a valid international number: the code's
+/// main region's parsing rules give the national number, and a region of the code owns it.
+pub(super) fn is_valid_international(digits: &str) -> bool {
+    (1..=3).filter(|&length| digits.len() > length).any(|length| {
+        let Ok(code) = digits[..length].parse::<u16>() else { return false };
+        let regions = regions_for_code(code);
+        let Some(main) = regions.iter().find(|region| region.main).or(regions.first()) else {
+            return false;
+        };
+        let (national, _) = main.national(&digits[length..]);
+        regions.iter().filter(|region| region.may_own(&national)).any(|region| region.is_valid(&national))
+    })
+}
+
+/// A metadata pattern as a `regex`, anchored at the start (and at the end when `whole`).
+fn anchored(source: &str, whole: bool) -> Option<Regex> {
+    let source = if whole { format!("^(?:{source})$") } else { format!("^(?:{source})") };
+    RegexBuilder::new(&source).ignore_whitespace(true).build().ok()
+}
