@@ -142,3 +142,48 @@ fn non_ascii_text_is_kept() {
     );
     assert_redacts("Préfixe 4111 1111 1111 1111 — fin", "Préfixe [card 1] — fin");
 }
+
+fn policy(text: &str) -> Result<policy::Policy, Vec<policy::PolicyError>> {
+    policy::Policy::parse(text, "test.toml", &[policy::SiteId::new("wiki")]).map_err(|errors| errors.errors)
+}
+
+fn view(policy: &policy::Policy) -> policy::PolicyView {
+    let subject = policy::Subject { user: policy::UserId::new("alice"), email: None, groups: Vec::new() };
+    policy.view(&subject, &policy::SiteId::new("wiki"))
+}
+
+#[test]
+fn all_means_every_builtin_kind() {
+    let loaded = policy("[defaults]\nredact = [\"all\"]\n").expect("policy");
+    let view_all = view(&loaded);
+    assert_eq!(view_all.redactions().iter().count(), RedactionKind::BUILTIN.len());
+    let mut scope = policy::Placeholders::new();
+    let out = view(&loaded).redact("key AKIAZ7VQ3KXRPLM4HT2W, NINO AB 12 34 56 C, host 10.1.2.3", &mut scope);
+    assert_eq!(out.text, "key [credential 1], NINO [uk_nino 1], host [ipv4 1]");
+}
+
+#[test]
+fn phone_regions_choose_which_national_formats_are_read() {
+    // A Paris number in its national form: read with France among the regions, not without.
+    let text = "call 01 23 45 67 89";
+    let french = policy("[defaults]\nredact = [\"phone\"]\n[redaction]\nphone_regions = [\"FR\"]\n").expect("policy");
+    let american = policy("[defaults]\nredact = [\"phone\"]\n[redaction]\nphone_regions = [\"US\"]\n").expect("policy");
+    let mut scope = policy::Placeholders::new();
+    assert_eq!(view(&french).redact(text, &mut scope).text, "call [phone 1]");
+    assert_eq!(view(&american).redact(text, &mut scope).text, text);
+    // With `+` the country code decides, whatever the regions.
+    assert_eq!(view(&american).redact("call +33 1 23 45 67 89", &mut scope).text, "call [phone 2]");
+}
+
+#[test]
+fn an_unknown_phone_region_is_an_error_with_its_line() {
+    let errors = policy("[redaction]\nphone_regions = [\"US\",\n  \"XX\"]\n").expect_err("refused");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].line, 3);
+    assert_eq!(errors[0].key, "redaction.phone_regions[1]");
+    assert!(errors[0].message.contains("unknown phone region \"XX\""), "{}", errors[0].message);
+    let errors = policy("[redactor]\n").expect_err("a table where an array of tables belongs");
+    assert!(!errors.is_empty());
+    let errors = policy("[[redactor]]\nname = \"all\"\npattern = \"x\"\n").expect_err("a reserved name");
+    assert!(errors[0].message.contains("built-in"), "{}", errors[0].message);
+}
