@@ -6,7 +6,7 @@
 # `relay` is bench/relay.sh: the OpenAI-compatible relay against the stand-in model called
 # directly (issue 7: adds <= 1 ms at p99); see that file for its environment. `proxy` is the rest.
 #
-# Measures (DESIGN.md §10):
+# Measures (docs/design.md §10):
 #   * non-HTML pass-through (small JSON)        gateway vs nginx proxy_pass   target >= 1.0x req/s
 #   * 20 KB HTML page with script injection     gateway vs nginx sub_filter   target >= 0.8x req/s
 #   * a 50 MB page streamed through the gateway: first byte before the upstream finishes,

@@ -1,7 +1,7 @@
 //! The policy administration dashboard: server-rendered pages, policy diffs and the inventory
 //! page's rule writer.
 //!
-//! It renders and validates but owns no sockets (DESIGN.md §2): every page is a pure function
+//! It renders and validates but owns no sockets (docs/design.md §3): every page is a pure function
 //! from a [`Shell`] and its data to a complete HTML document, and the gateway
 //! (`gateway/src/dashboard_http/`) does the HTTP, sign-in, roles, CSRF checks, storage and
 //! audit. Pages carry no script and no inline style, so they work under

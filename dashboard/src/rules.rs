@@ -225,7 +225,7 @@ fn rule_table(rule: &GeneratedRule, id: &str) -> Table {
     table
 }
 
-/// A tool or context name as pages may declare it (DESIGN §4.1); no glob characters.
+/// A tool or context name as pages may declare it (docs/design.md §6); no glob characters.
 fn is_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))

@@ -1,6 +1,6 @@
 //! Tool and context name patterns (`search_*`, `submit_?`), compiled once at load time.
 //!
-//! Names are `[A-Za-z0-9_.-]` (DESIGN §4.1), so the pattern language is deliberately tiny: those
+//! Names are `[A-Za-z0-9_.-]` (docs/design.md §6), so the pattern language is deliberately tiny: those
 //! characters match themselves, `*` matches any run (also empty), `?` matches one byte. Anything
 //! else is a load error rather than a silently different meaning. Common shapes (exact, prefix,
 //! suffix, everything) get a fast path; the general case is the linear two-pointer matcher.

@@ -34,6 +34,15 @@ async fn model(options: StandInOptions) -> (Arc<StandIn>, String) {
     )
 }
 
+/// The agent session's CSRF token on `host`.
+async fn csrf(address: std::net::SocketAddr, host: &str) -> String {
+    let session = send(address, harness::get(host, "/.toolgate/agent/session")).await;
+    serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"]
+        .as_str()
+        .expect("csrf")
+        .to_owned()
+}
+
 fn post(host: &str, path: &str, csrf: &str, body: &Value) -> Request<Full<Bytes>> {
     Request::post(path)
         .header("host", host)
@@ -74,11 +83,7 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
     let app = upstream(|_| reply("text/plain", "upstream")).await;
     let (stand_in, llm) = model(StandInOptions::default()).await;
     let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, POLICY).await;
-    let session = send(gateway.address, harness::get("tasks.test", "/.toolgate/agent/session")).await;
-    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"]
-        .as_str()
-        .expect("csrf")
-        .to_owned();
+    let csrf = csrf(gateway.address, "tasks.test").await;
 
     let turn = json!({
         "message": "Please add a task: \"Water the plants\"",
@@ -149,11 +154,7 @@ async fn a_form_option_holding_an_iban_reaches_the_page_restored_and_never_the_m
     let app = upstream(|_| reply("text/plain", "upstream")).await;
     let (stand_in, llm) = model(StandInOptions::default()).await;
     let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, policy).await;
-    let session = send(gateway.address, harness::get("tasks.test", "/.toolgate/agent/session")).await;
-    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session")["csrf"]
-        .as_str()
-        .expect("csrf")
-        .to_owned();
+    let csrf = csrf(gateway.address, "tasks.test").await;
     let turn = json!({
         "message": "Please pay invoice 42",
         "tools": [{

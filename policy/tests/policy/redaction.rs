@@ -166,8 +166,10 @@ fn all_means_every_builtin_kind() {
 fn phone_regions_choose_which_national_formats_are_read() {
     // A Paris number in its national form: read with France among the regions, not without.
     let text = "call 01 23 45 67 89";
-    let french = policy("[defaults]\nredact = [\"phone\"]\n[redaction]\nphone_regions = [\"FR\"]\n").expect("policy");
-    let american = policy("[defaults]\nredact = [\"phone\"]\n[redaction]\nphone_regions = [\"US\"]\n").expect("policy");
+    let french =
+        policy("[defaults]\nredact = [\"phone\"]\n[redaction]\nphone_regions = [\"FR\"]\n").expect("policy");
+    let american =
+        policy("[defaults]\nredact = [\"phone\"]\n[redaction]\nphone_regions = [\"US\"]\n").expect("policy");
     let mut scope = policy::Placeholders::new();
     assert_eq!(view(&french).redact(text, &mut scope).text, "call [phone 1]");
     assert_eq!(view(&american).redact(text, &mut scope).text, text);

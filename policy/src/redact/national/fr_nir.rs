@@ -89,9 +89,7 @@ mod tests {
     use super::*;
 
     fn found(text: &str) -> Vec<(String, bool)> {
-        let mut out = Vec::new();
-        find(text, &mut out);
-        out.iter().map(|f| (text[f.start..f.end].to_owned(), f.valid)).collect()
+        super::super::tests::found_by(find, text)
     }
 
     #[test]
@@ -132,8 +130,7 @@ mod tests {
 
     #[test]
     fn finds_in_text() {
-        let valid = |s: &str| vec![(s.to_owned(), true)];
-        let look_alike = |s: &str| vec![(s.to_owned(), false)];
+        use super::super::tests::{look_alike, valid};
         let cases: Vec<(&str, Vec<(String, bool)>)> = vec![
             ("185057800608491", valid("185057800608491")),
             ("1 85 05 78 006 084 91", valid("1 85 05 78 006 084 91")),

@@ -126,9 +126,26 @@ pub(super) fn read_groups<const N: usize>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::redact::finding::Finding;
+
+    /// What `find` reports in `text`: each span's text and whether it is valid.
+    pub(in crate::redact::national) fn found_by(find: Find, text: &str) -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.iter().map(|f| (text[f.start..f.end].to_owned(), f.valid)).collect()
+    }
+
+    /// The expectation of one valid finding.
+    pub(in crate::redact::national) fn valid(span: &str) -> Vec<(String, bool)> {
+        vec![(span.to_owned(), true)]
+    }
+
+    /// The expectation of one look-alike.
+    pub(in crate::redact::national) fn look_alike(span: &str) -> Vec<(String, bool)> {
+        vec![(span.to_owned(), false)]
+    }
 
     /// A recognizer's entry point.
     type Find = fn(&str, &mut Vec<Finding>);

@@ -85,9 +85,7 @@ mod tests {
     use super::*;
 
     fn found(text: &str) -> Vec<(String, bool)> {
-        let mut out = Vec::new();
-        find(text, &mut out);
-        out.iter().map(|f| (text[f.start..f.end].to_owned(), f.valid)).collect()
+        super::super::tests::found_by(find, text)
     }
 
     #[test]
@@ -106,8 +104,7 @@ mod tests {
 
     #[test]
     fn finds_in_text() {
-        let valid = |s: &str| vec![(s.to_owned(), true)];
-        let look_alike = |s: &str| vec![(s.to_owned(), false)];
+        use super::super::tests::{look_alike, valid};
         let cases: Vec<(&str, Vec<(String, bool)>)> = vec![
             ("AB123456C", valid("AB123456C")),
             ("AB 12 34 56 C", valid("AB 12 34 56 C")),
