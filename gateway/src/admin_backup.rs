@@ -89,12 +89,7 @@ pub async fn handle<B>(
         tracing::warn!(peer = %peer.ip(), "backup refused: not from loopback");
         return refuse(StatusCode::FORBIDDEN, "backups are taken on the gateway's own host (loopback) only");
     }
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .unwrap_or_default();
+    let presented = crate::http::bearer_token(request.headers()).unwrap_or_default();
     if aws_lc_rs::constant_time::verify_slices_are_equal(presented.as_bytes(), token.as_bytes()).is_err() {
         tracing::warn!("backup refused: wrong or missing token");
         return refuse(

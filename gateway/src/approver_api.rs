@@ -149,11 +149,7 @@ pub async fn decide_and_audit(
 
 /// Who is calling: bearer tokens only.
 async fn caller(sso: &Sso, request: &Request<Incoming>) -> Result<Identity, Response<ProxyBody>> {
-    let token = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")));
+    let token = crate::http::bearer_token(request.headers());
     let Some(token) = token else {
         return Err(error(
             StatusCode::UNAUTHORIZED,

@@ -25,6 +25,7 @@ pub mod errors;
 pub mod form_enforcement;
 pub mod forwarding;
 pub mod html;
+pub mod http;
 pub mod inventory;
 pub mod llm;
 pub mod metrics;

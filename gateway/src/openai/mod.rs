@@ -23,7 +23,7 @@ use crate::sso::Sso;
 use crate::sso::bearer::BearerError;
 use crate::sso::identity::Identity;
 use crate::state::Gateway;
-use http::{HeaderMap, Method, Request, Response, StatusCode, header};
+use http::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
 pub use error::ApiError;
@@ -80,15 +80,9 @@ async fn models(gateway: &Gateway, sso: &Sso, headers: &HeaderMap) -> Result<Res
 /// The caller's identity from `Authorization: Bearer <JWT>`. Only bearer tokens count here: a
 /// session cookie on the gateway host would let any page the user visits post completions.
 async fn authenticate(sso: &Sso, headers: &HeaderMap) -> Result<Identity, ApiError> {
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")))
-        .map(str::trim)
-        .filter(|token| !token.is_empty())
-        .ok_or_else(|| {
-            ApiError::unauthenticated("send Authorization: Bearer <token from the identity provider>")
-        })?;
+    let token = crate::http::bearer_token(headers).ok_or_else(|| {
+        ApiError::unauthenticated("send Authorization: Bearer <token from the identity provider>")
+    })?;
     match sso.bearer_identity(token).await {
         Ok(identity) => Ok(identity),
         Err(BearerError::Unavailable) => Err(ApiError::new(

@@ -69,12 +69,8 @@ pub async fn gateway_host(
 
 /// Who is calling, by bearer token or session; 401 when neither.
 async fn caller(sso: &Sso, headers: &HeaderMap, secure: bool) -> Result<Identity, ProxyError> {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")));
-    match bearer {
-        Some(token) => match sso.bearer_identity(token.trim()).await {
+    match crate::http::bearer_token(headers) {
+        Some(token) => match sso.bearer_identity(token).await {
             Ok(identity) => Ok(identity),
             Err(super::bearer::BearerError::Unavailable) => Err(ProxyError::SsoUnavailable),
             Err(error) => {

@@ -13,7 +13,7 @@ use jsonwebtoken::{Algorithm, Validation};
 
 /// `GET` or `POST /userinfo` with `Authorization: Bearer <access token>`.
 pub(super) fn respond(provider: &Provider, headers: &HeaderMap) -> Response<Body> {
-    let Some(token) = bearer_token(headers) else {
+    let Some(token) = crate::http::bearer_token(headers) else {
         // RFC 6750 §3.1: a request without credentials gets the challenge but no error code.
         return unauthorized(
             r#"Bearer realm="toolgate-development-idp""#,
@@ -38,13 +38,6 @@ pub(super) fn respond(provider: &Provider, headers: &HeaderMap) -> Response<Body
             }),
         ),
     }
-}
-
-fn bearer_token(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 fn unauthorized(challenge: &'static str, body: serde_json::Value) -> Response<Body> {

@@ -1,0 +1,8 @@
+//! Small HTTP pieces every layer shares, one of each: today the bearer-token reader.
+//!
+//! This room may use `http` and the standard library only; it knows no handler, no state and no
+//! configuration, so anything in the gateway can use it without a cycle.
+
+mod bearer;
+
+pub use bearer::bearer_token;
