@@ -52,7 +52,7 @@ fn unknown_key_names_line_and_key() {
 #[test]
 fn every_semantic_problem_is_reported() {
     let text = GOOD
-        .replace("\"5s\"", "\"5 seconds\"")
+        .replace("\"5s\"", "\"5 fortnights\"")
         .replace("127.0.0.1:8080", "localhost")
         .replace("http://127.0.0.1:3000", "ftp://x/y")
         .replace("\"10.0.0.0/8\"", "\"10.0.0.0/99\"");
@@ -89,6 +89,10 @@ fn values_refuse_nonsense() {
     assert!(values::duration("0s").is_err());
     assert!(values::duration("10").is_err());
     assert_eq!(values::duration("2m"), Ok(Duration::from_secs(120)));
+    assert_eq!(values::duration("1h30m"), Ok(Duration::from_secs(5400)));
+    assert_eq!(values::duration("250ms"), Ok(Duration::from_millis(250)));
+    assert_eq!(values::duration("30d"), Ok(Duration::from_secs(30 * 86_400)));
+    assert!(values::duration("soon").is_err());
     assert!(values::upstream("http://user:pw@host").is_err());
     assert!(values::upstream("http://host/path").is_err());
     assert!(values::host_name("host:80").is_err());

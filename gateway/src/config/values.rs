@@ -46,20 +46,11 @@ pub(super) fn absolute_or_relative_path(text: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(text))
 }
 
-/// Durations like `250ms`, `10s`, `5m`, `1h`, `30d`; zero is refused (a zero timeout is a typo).
+/// Durations as `humantime` reads them: `250ms`, `10s`, `5m`, `1h30m`, `30d`; zero is refused
+/// (a zero timeout is a typo), and so is a number without its unit.
 pub(super) fn duration(text: &str) -> Result<Duration, String> {
-    let expected = || format!("`{text}` is not a duration like 250ms, 10s, 5m, 1h or 30d");
-    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(expected)?;
-    let (digits, unit) = text.split_at(split);
-    let amount: u64 = digits.parse().map_err(|_| expected())?;
-    let duration = match unit {
-        "ms" => Duration::from_millis(amount),
-        "s" => Duration::from_secs(amount),
-        "m" => Duration::from_secs(amount.saturating_mul(60)),
-        "h" => Duration::from_secs(amount.saturating_mul(3600)),
-        "d" => Duration::from_secs(amount.saturating_mul(86_400)),
-        _ => return Err(expected()),
-    };
+    let duration = humantime::parse_duration(text)
+        .map_err(|_| format!("`{text}` is not a duration like 250ms, 10s, 5m, 1h30m or 30d"))?;
     if duration.is_zero() {
         return Err("must be longer than zero".into());
     }
