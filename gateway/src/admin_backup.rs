@@ -43,7 +43,7 @@ impl BackupAccess {
             return Self::off("the store is in memory (store.path = \":memory:\"): nothing to back up");
         };
         let path = directory.join(TOKEN_FILE);
-        let token = crate::audit::chain::hex(&crate::random::random_bytes::<32>());
+        let token = crate::http::hex(&crate::random::random_bytes::<32>());
         match write_private(&path, token.as_bytes()) {
             Ok(()) => Self { token: Ok(token), token_path: Some(path), running: AtomicBool::new(false) },
             Err(error) => {

@@ -4,7 +4,7 @@
 //! Verification is constant time (aws-lc-rs `hmac::verify`).
 
 use super::record::Binding;
-use crate::audit::chain::hex;
+use crate::http::hex;
 use aws_lc_rs::hmac;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

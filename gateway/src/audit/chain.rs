@@ -3,6 +3,7 @@
 //! removing, reordering or inserting a record breaks the chain at that point.
 
 use super::event::AuditEvent;
+use crate::http::hex;
 use aws_lc_rs::digest;
 use serde::{Deserialize, Serialize};
 
@@ -58,9 +59,4 @@ fn compute(seq: u64, time: &str, prev: &str, event: &AuditEvent) -> String {
     context.update(b"toolgate-audit-v1\n");
     context.update(&encoded);
     hex(context.finish().as_ref())
-}
-
-/// Lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

@@ -3,7 +3,7 @@
 //! the text can confirm it; without the key nobody can test guesses against the log. The same
 //! key signs prune checkpoints.
 
-use super::chain::hex;
+use crate::http::{hex, unhex};
 use aws_lc_rs::hmac;
 
 /// The audit key.
@@ -35,11 +35,4 @@ impl DigestKey {
         message.extend_from_slice(text);
         hmac::verify(&self.key, &message, &expected).is_ok()
     }
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|index| u8::from_str_radix(text.get(index..index + 2)?, 16).ok()).collect()
 }

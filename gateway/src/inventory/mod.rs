@@ -328,7 +328,7 @@ pub fn canonical_json(value: &Value) -> String {
 
 /// SHA-256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    digest::digest(&digest::SHA256, bytes).as_ref().iter().map(|byte| format!("{byte:02x}")).collect()
+    crate::http::hex(digest::digest(&digest::SHA256, bytes).as_ref())
 }
 
 fn truncate(text: &str, limit: usize) -> String {

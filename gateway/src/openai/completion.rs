@@ -8,9 +8,9 @@
 use super::{ApiError, authenticate, calls, request, response, site_scope, stream};
 use crate::agent::turns::{Owner, Refusal};
 use crate::audit::AuditLog;
-use crate::audit::chain::hex;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{IdleTimeout, ProxyBody};
+use crate::http::hex;
 use crate::llm::{ChatResponse, LlmClient, LlmError, Usage};
 use crate::metrics::Metrics;
 use crate::request_id::RequestId;

@@ -138,12 +138,8 @@ impl SigningKey {
         if point.len() != 65 || point[0] != 4 {
             return None;
         }
-        let kid = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, point)
-            .as_ref()
-            .iter()
-            .take(8)
-            .map(|byte| format!("{byte:02x}"))
-            .collect::<String>();
+        let kid =
+            crate::http::hex(&aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, point).as_ref()[..8]);
         let public_jwk = json!({
             "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
             "x": URL_SAFE_NO_PAD.encode(&point[1..33]),

@@ -149,17 +149,10 @@ fn live<T: DeserializeOwned + Expiring>(bytes: Option<Vec<u8>>, now: u64) -> Opt
 
 /// Hex of a session id (the handoff record's reference to it).
 pub fn to_hex(id: &SessionId) -> String {
-    id.iter().map(|byte| format!("{byte:02x}")).collect()
+    crate::http::hex(id)
 }
 
 /// Session id from hex.
 pub fn from_hex(text: &str) -> Option<SessionId> {
-    if text.len() != 64 {
-        return None;
-    }
-    let mut id = [0u8; 32];
-    for (index, byte) in id.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(text.get(index * 2..index * 2 + 2)?, 16).ok()?;
-    }
-    Some(id)
+    crate::http::unhex(text)?.try_into().ok()
 }

@@ -139,7 +139,7 @@ pub(super) fn random_base64(bytes: usize) -> String {
 }
 
 pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    gateway::http::hex(bytes)
 }
 
 pub(super) fn unix_now() -> i64 {
