@@ -17,13 +17,13 @@ mod turn;
 mod turn_endpoints;
 pub mod turns;
 
-use crate::body::{self, ProxyBody};
+use crate::body::ProxyBody;
 use crate::config::Site;
 use crate::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::session::SessionId;
 use crate::state::Gateway;
-use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
 pub use catalog::{CatalogReport, MAX_CATALOG_BYTES, MAX_CONTEXTS, MAX_TOOLS};
@@ -133,20 +133,12 @@ impl ApiError {
     }
 }
 
-/// A JSON answer that no cache keeps.
-fn json(status: StatusCode, value: &serde_json::Value) -> Response<ProxyBody> {
-    let mut response = Response::new(body::full(value.to_string()));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    response
-}
+use crate::http::json;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::header;
     use http_body_util::BodyExt;
 
     #[tokio::test]

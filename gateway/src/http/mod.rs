@@ -1,10 +1,13 @@
-//! Small HTTP pieces every layer shares, one of each: the bearer-token reader and hex.
+//! Small HTTP pieces every layer shares, one of each: the bearer-token reader, hex and
+//! the JSON answer.
 //!
-//! This room may use `http` and the standard library only; it knows no handler, no state and no
+//! This room may use `http`, `serde_json`, the response body type and the standard library only; it knows no handler, no state and no
 //! configuration, so anything in the gateway can use it without a cycle.
 
 mod bearer;
 mod hex;
+mod json;
 
 pub use bearer::bearer_token;
 pub use hex::{hex, unhex};
+pub use json::json;

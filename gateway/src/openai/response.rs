@@ -3,21 +3,11 @@
 
 use super::calls::Checked;
 use super::completion::Exchange;
-use crate::body::{self, ProxyBody};
 use crate::llm::{ToolCall, Usage};
-use http::{HeaderValue, Response, StatusCode, header};
 use serde_json::{Value, json};
 
-/// A JSON answer that no cache keeps.
-pub fn json(status: StatusCode, value: &Value) -> Response<ProxyBody> {
-    let mut response = Response::new(body::full(value.to_string()));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    response
-}
+/// The JSON answer every endpoint uses (`response::json` reads well at the call sites).
+pub use crate::http::json;
 
 /// A whole answer: the model's text followed by the refusals, and the allowed calls.
 pub fn completion(
