@@ -3,21 +3,11 @@
 //! Everything interpolated is escaped: site names come from configuration, but a habit of
 //! escaping is cheaper than an audit of every caller.
 
-/// Escapes text for HTML element content and attribute values.
-pub fn escape_html(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
-}
+/// Escapes text for HTML element content and attribute values: the dashboard's escaper, the one
+/// every page the gateway writes uses. (The injector keeps its own attribute escaper: it runs
+/// on lol_html's hot path, borrows when nothing needs escaping, and sits in a crate that must
+/// not depend on the dashboard.)
+pub use dashboard::html::escape as escape_html;
 
 /// A complete error page: a title, a sentence saying what happened and what to do.
 pub fn error_page(status: u16, title: &str, detail: &str, request_id: &str) -> String {

@@ -6,7 +6,9 @@
 
 use std::borrow::Cow;
 
-/// Escapes text for a double- or single-quoted attribute value.
+/// Escapes text for a double- or single-quoted attribute value. This is not the dashboard's
+/// escaper on purpose: the injector may depend on no UI crate, runs per page on the rewriter's hot
+/// path, and borrows the value when nothing needs escaping.
 pub(super) fn escape(value: &str) -> Cow<'_, str> {
     if !value.contains(['&', '<', '>', '"', '\'']) {
         return Cow::Borrowed(value);
