@@ -112,7 +112,7 @@ impl EventSender {
             .and_then(|value| value.get("event").and_then(|name| name.as_str().map(str::to_owned)))
             .unwrap_or_else(|| "message".to_owned());
         let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".to_owned());
-        self.0.send(Bytes::from(format!("event: {name}\ndata: {data}\n\n"))).await.is_ok()
+        self.0.send(Bytes::from(crate::http::sse_frame(Some(&name), &data))).await.is_ok()
     }
 
     /// Whether the browser has gone away.

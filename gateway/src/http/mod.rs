@@ -1,5 +1,5 @@
-//! Small HTTP pieces every layer shares, one of each: the bearer-token reader, hex and
-//! the JSON answer.
+//! Small HTTP pieces every layer shares, one of each: the bearer-token reader, hex,
+//! the JSON answer and the Server-Sent Events frame.
 //!
 //! This room may use `http`, `serde_json`, the response body type and the standard library only; it knows no handler, no state and no
 //! configuration, so anything in the gateway can use it without a cycle.
@@ -7,7 +7,9 @@
 mod bearer;
 mod hex;
 mod json;
+mod sse;
 
 pub use bearer::bearer_token;
 pub use hex::{hex, unhex};
 pub use json::json;
+pub use sse::sse_frame;

@@ -128,10 +128,10 @@ struct Client(mpsc::Sender<Bytes>);
 impl Client {
     /// Sends one `data:` event; `false` once the client is gone.
     async fn send(&self, value: &Value) -> bool {
-        self.0.send(Bytes::from(format!("data: {value}\n\n"))).await.is_ok()
+        self.0.send(Bytes::from(crate::http::sse_frame(None, &value.to_string()))).await.is_ok()
     }
 
     async fn done(&self) {
-        let _ = self.0.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
+        let _ = self.0.send(Bytes::from(crate::http::sse_frame(None, "[DONE]"))).await;
     }
 }

@@ -118,7 +118,7 @@ pub(super) fn events(request: &ChatBody, answer: &Answer, id: &str) -> Vec<Strin
             "model": MODEL_ID,
             "choices": [{ "index": 0, "delta": delta, "finish_reason": finish_reason }],
         });
-        format!("data: {chunk}\n\n")
+        crate::http::sse_frame(None, &chunk.to_string())
     };
     let mut events = vec![chunk(json!({ "role": "assistant", "content": "" }), None)];
     let (finish_reason, pieces) = match answer {
@@ -146,9 +146,9 @@ pub(super) fn events(request: &ChatBody, answer: &Answer, id: &str) -> Vec<Strin
             "id": id, "object": "chat.completion.chunk", "created": 0, "model": MODEL_ID,
             "choices": [], "usage": usage(request, pieces),
         });
-        events.push(format!("data: {chunk}\n\n"));
+        events.push(crate::http::sse_frame(None, &chunk.to_string()));
     }
-    events.push("data: [DONE]\n\n".to_owned());
+    events.push(crate::http::sse_frame(None, "[DONE]"));
     events
 }
 
