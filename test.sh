@@ -46,6 +46,22 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "a production build leaves the demo out, and says so"
+# deploy/Dockerfile builds with --no-default-features; `toolgate demo` must then refuse clearly.
+cargo build -p gateway --locked --no-default-features --bin toolgate
+cargo clippy -p gateway --locked --no-default-features --all-targets -- -D warnings
+without_demo=$(mktemp -d)
+cp target/debug/toolgate "$without_demo/toolgate"
+if message=$("$without_demo/toolgate" demo 2>&1); then
+  echo "test.sh: toolgate built without the demo feature ran the demo" >&2
+  exit 1
+fi
+rm -rf "$without_demo"
+case "$message" in
+  *"built without the demo"*) echo "ok: $message" ;;
+  *) echo "test.sh: unexpected answer from a build without the demo: $message" >&2; exit 1 ;;
+esac
+
 step "tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

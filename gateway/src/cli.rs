@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::shutdown::Shutdown;
-use crate::{admin_client, app, audit_cli, demo, policy_cli, policy_reload, store_cli, telemetry, tls};
+use crate::{admin_client, app, audit_cli, policy_cli, policy_reload, store_cli, telemetry, tls};
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -93,7 +93,7 @@ impl Cli {
                 Err(error) => report(Err(error)),
             },
             Command::Health { url } => admin_client::health(&url),
-            Command::Demo { port, sign_in_as } => report(with_runtime(demo::run(port, sign_in_as))),
+            Command::Demo { port, sign_in_as } => demo(port, sign_in_as),
             Command::DemoModel { port } => report(with_runtime(demo_model(port))),
         }
     }
@@ -144,7 +144,33 @@ fn run(path: &std::path::Path) -> anyhow::Result<()> {
     })
 }
 
+/// `toolgate demo`: the demo, when this binary was built with it.
+#[cfg(feature = "demo")]
+fn demo(port: u16, sign_in_as: Option<String>) -> ExitCode {
+    report(with_runtime(crate::demo::run(port, sign_in_as)))
+}
+
+/// `toolgate demo` in a build without the demo: say so, and how to get it.
+#[cfg(not(feature = "demo"))]
+fn demo(_port: u16, _sign_in_as: Option<String>) -> ExitCode {
+    eprintln!("{WITHOUT_DEMO}");
+    ExitCode::from(2)
+}
+
+/// What a production build answers to the demo commands.
+#[cfg(not(feature = "demo"))]
+const WITHOUT_DEMO: &str = "toolgate: this binary was built without the demo (the cargo feature `demo`, \
+     left out of production builds); build it with the default features to run `toolgate demo`: \
+     cargo build --release -p gateway";
+
 /// The stand-in model alone, loopback only (the model server of the relay benchmark).
+#[cfg(not(feature = "demo"))]
+async fn demo_model(_port: u16) -> anyhow::Result<()> {
+    anyhow::bail!("{WITHOUT_DEMO}")
+}
+
+/// The stand-in model alone, loopback only (the model server of the relay benchmark).
+#[cfg(feature = "demo")]
 async fn demo_model(port: u16) -> anyhow::Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", port))
         .await
@@ -153,7 +179,7 @@ async fn demo_model(port: u16) -> anyhow::Result<()> {
     let shutdown = Shutdown::new();
     shutdown.on_process_signals();
     println!("toolgate demo model listening on http://{address}");
-    demo::model::serve(listener, shutdown.wait()).await?;
+    crate::demo::model::serve(listener, shutdown.wait()).await?;
     Ok(())
 }
 

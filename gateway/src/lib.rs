@@ -20,6 +20,7 @@ pub mod config;
 pub mod content_type;
 pub mod dashboard_http;
 pub mod decode;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod errors;
 pub mod form_enforcement;

@@ -21,7 +21,7 @@ mod stream;
 mod tool_calls;
 mod wire;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "demo"))]
 mod tests;
 
 pub use client::LlmClient;
