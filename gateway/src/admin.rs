@@ -4,7 +4,8 @@
 //! that is never exposed to users.
 
 use crate::admin_backup::{self, BackupAccess};
-use crate::body::{self, ProxyBody};
+use crate::body::ProxyBody;
+use crate::http::text;
 use crate::state::Gateway;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
@@ -109,14 +110,4 @@ fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBo
             text(StatusCode::SERVICE_UNAVAILABLE, "inventory unavailable\n")
         }
     }
-}
-
-/// A plain-text response.
-pub(crate) fn text(status: StatusCode, body: impl Into<bytes::Bytes>) -> Response<ProxyBody> {
-    let mut response = Response::new(body::full(body));
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-    response
 }

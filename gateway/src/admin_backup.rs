@@ -8,10 +8,10 @@
 //! store's files can take a backup; nobody else can. One backup runs at a time, and each one is
 //! audited before it starts.
 
-use crate::admin::text;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{self, ProxyBody};
 use crate::config::StoreLocation;
+use crate::http::text;
 use crate::state::Gateway;
 use crate::store::backup::{self, BackupError, Item};
 use bytes::Bytes;

@@ -106,39 +106,14 @@ pub fn idle_body(body: Incoming, idle: Duration) -> ProxyBody {
 
 /// TLS settings for outgoing connections (sites and the identity provider): the system's roots.
 pub fn client_tls_config() -> rustls::ClientConfig {
-    let tls = rustls::ClientConfig::builder_with_provider(crypto_provider())
+    let tls = rustls::ClientConfig::builder_with_provider(crate::tls::crypto_provider())
         .with_safe_default_protocol_versions()
-        .map(|builder| builder.with_root_certificates(system_roots()).with_no_client_auth());
+        .map(|builder| builder.with_root_certificates(crate::tls::system_roots()).with_no_client_auth());
     match tls {
         Ok(config) => config,
         // The default provider always supports the default protocol versions.
         Err(error) => unreachable!("aws-lc-rs supports TLS 1.2 and 1.3: {error}"),
     }
-}
-
-/// The one crypto provider of the whole binary (aws-lc-rs), shared with the TLS listener.
-pub fn crypto_provider() -> std::sync::Arc<rustls::crypto::CryptoProvider> {
-    static PROVIDER: std::sync::LazyLock<std::sync::Arc<rustls::crypto::CryptoProvider>> =
-        std::sync::LazyLock::new(|| std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
-    PROVIDER.clone()
-}
-
-/// The operating system's certificate roots (`SSL_CERT_FILE`/`SSL_CERT_DIR` are honoured), read
-/// once per process: every client (sites, the model, the identity provider) and every
-/// configuration reload shares them; a changed system store takes a restart.
-pub(crate) fn system_roots() -> std::sync::Arc<rustls::RootCertStore> {
-    static ROOTS: std::sync::LazyLock<std::sync::Arc<rustls::RootCertStore>> =
-        std::sync::LazyLock::new(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            let found = rustls_native_certs::load_native_certs();
-            for error in &found.errors {
-                tracing::warn!(error = %error, "could not read some system certificate roots");
-            }
-            let (added, ignored) = roots.add_parsable_certificates(found.certs);
-            tracing::debug!(added, ignored, "loaded system certificate roots for upstream TLS");
-            std::sync::Arc::new(roots)
-        });
-    ROOTS.clone()
 }
 
 /// Maps a client error to the reason the user and the metrics see.

@@ -4,12 +4,12 @@
 //! This room may use `http`, `serde_json`, the response body type and the standard library only; it knows no handler, no state and no
 //! configuration, so anything in the gateway can use it without a cycle.
 
+mod answer;
 mod bearer;
 mod hex;
-mod json;
 mod sse;
 
+pub use answer::{json, text};
 pub use bearer::bearer_token;
 pub use hex::{hex, unhex};
-pub use json::json;
 pub use sse::sse_frame;

@@ -81,11 +81,9 @@ impl std::fmt::Debug for ServerCertificate {
 pub(super) fn load_pair(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsError> {
     let chain = load_chain("server.tls.cert", cert)?;
     let key = load_key("server.tls.key", key)?;
-    CertifiedKey::from_der(chain, key, &crate::upstream::crypto_provider()).map_err(|error| {
-        TlsError::Unusable {
-            key: "server.tls".into(),
-            reason: format!("certificate and key are not usable together: {error}"),
-        }
+    CertifiedKey::from_der(chain, key, &crate::tls::crypto_provider()).map_err(|error| TlsError::Unusable {
+        key: "server.tls".into(),
+        reason: format!("certificate and key are not usable together: {error}"),
     })
 }
 

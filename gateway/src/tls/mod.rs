@@ -5,9 +5,12 @@
 //! certificate (`upstream.rs`). Every file problem names the configuration key it came from.
 
 mod certificate;
+mod provider;
 pub mod upstream;
 
 pub use certificate::ServerCertificate;
+pub use provider::crypto_provider;
+pub(crate) use provider::system_roots;
 
 use crate::config::{Config, TlsVersion};
 use http::{HeaderMap, header};
@@ -53,7 +56,7 @@ pub fn acceptor(
         TlsVersion::Tls12 => &[&rustls::version::TLS13, &rustls::version::TLS12],
         TlsVersion::Tls13 => &[&rustls::version::TLS13],
     };
-    let mut config = rustls::ServerConfig::builder_with_provider(crate::upstream::crypto_provider())
+    let mut config = rustls::ServerConfig::builder_with_provider(crate::tls::crypto_provider())
         .with_protocol_versions(versions)
         .map_err(|error| TlsError::Unusable {
             key: "server.tls.min_version".into(),

@@ -13,9 +13,9 @@ pub fn client_config(site: &SiteId, tls: &UpstreamTls) -> Result<rustls::ClientC
     let prefix = format!("sites.{site}.tls");
     let roots = match &tls.ca_file {
         Some(path) => ca_bundle(&format!("{prefix}.ca_file"), path)?,
-        None => crate::upstream::system_roots(),
+        None => crate::tls::system_roots(),
     };
-    let builder = rustls::ClientConfig::builder_with_provider(crate::upstream::crypto_provider())
+    let builder = rustls::ClientConfig::builder_with_provider(crate::tls::crypto_provider())
         .with_safe_default_protocol_versions()
         .map_err(|error| TlsError::Unusable { key: prefix.clone(), reason: error.to_string() })?
         .with_root_certificates(roots);
