@@ -4,9 +4,9 @@
 
 use crate::agent::turns::Turns;
 use crate::approvals::Approvals;
+use crate::approvals::GatedForms;
 use crate::audit::AuditLog;
 use crate::config::{Config, Site};
-use crate::form_enforcement::GatedForms;
 use crate::inventory::Inventory;
 use crate::llm::LlmClient;
 use crate::metrics::{Metrics, SiteRequestMetrics};

@@ -81,7 +81,7 @@ impl ReportedTool {
     /// The form target the proxy can guard, when the tool reported a usable one.
     pub fn form_target(&self) -> Option<FormTarget> {
         let form = self.form.as_ref()?;
-        crate::form_enforcement::reported_target(&form.method, &form.action)
+        crate::approvals::reported_target(&form.method, &form.action)
     }
 }
 

@@ -9,10 +9,10 @@
 use super::prompt::{self, ExposedTool, Prepared};
 use super::sse::{EventSender, TurnEvent};
 use super::turns::{Owner, ToolOutcome};
+use crate::approvals::GatedForms;
 use crate::approvals::{self, ApprovalState, Approvals, Binding};
 use crate::audit::AuditLog;
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::form_enforcement::GatedForms;
 use crate::http::hex;
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
 use crate::metrics::Metrics;

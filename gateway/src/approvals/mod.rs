@@ -11,12 +11,14 @@
 mod error;
 mod form_approval;
 pub mod form_guard;
+mod gated_forms;
 mod multipart;
 mod record;
 mod token;
 
 pub use error::ApprovalError;
 pub use form_approval::FormSubmission;
+pub use gated_forms::{GatedForms, reported_target};
 pub use record::{ApprovalRecord, ApprovalState, Approver, Binding, FormTarget};
 
 use crate::clock::unix_now;
