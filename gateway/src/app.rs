@@ -122,7 +122,11 @@ pub fn start(
     // One SIGHUP stream drives every reload; it is registered before `start` returns.
     tokio::spawn(reloader.clone().watch(reload::hangup_signal(), shutdown.wait()));
     if gateway.config.dashboard.is_some() {
-        tokio::spawn(crate::dashboard_http::sample_activity(gateway.clone(), shutdown.wait()));
+        tokio::spawn(crate::dashboard_state::sample_periodically(
+            gateway.dashboard.clone(),
+            gateway.metrics.clone(),
+            shutdown.wait(),
+        ));
     }
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
     let server = tokio::spawn(server::serve(reloader.live(), listener, tls, shutdown.wait()));

@@ -5,3 +5,9 @@
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
 }
+
+/// A UNIX time as RFC 3339 UTC, to the second.
+pub fn utc(seconds: u64) -> String {
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
+        .to_string()
+}

@@ -19,6 +19,7 @@ pub mod clock;
 pub mod config;
 pub mod content_type;
 pub mod dashboard_http;
+pub mod dashboard_state;
 pub mod decode;
 #[cfg(feature = "demo")]
 pub mod demo;

@@ -49,7 +49,7 @@ pub struct Gateway {
     /// Stored policy versions, when the dashboard manages the policy.
     pub policy_versions: Option<crate::policy_versions::PolicyVersions>,
     /// The dashboard's own state (activity samples, the last chain verification).
-    pub dashboard: Arc<crate::dashboard_http::DashboardState>,
+    pub dashboard: Arc<crate::dashboard_state::DashboardState>,
     /// Signs request tokens (CSRF) when there is no SSO to lend its session keys.
     local_keys: Arc<KeyRing>,
     sites_by_host: HashMap<String, SiteEntry>,

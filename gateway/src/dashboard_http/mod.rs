@@ -9,19 +9,14 @@
 //! a token a site page can obtain is useless here) → the page's own role check → the handler.
 
 mod access;
-mod activity;
 mod approvals_page;
 mod audit_page;
-mod chain_status;
 mod form;
 mod inventory_page;
 mod overview;
 mod permissions;
 mod policies;
 mod respond;
-
-pub use activity::{Activity, sample_periodically as sample_activity};
-pub use chain_status::ChainCache;
 
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::ProxyBody;
@@ -36,15 +31,6 @@ use dashboard::{Nav, Notice, Roles, Shell};
 use form::Form;
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
-
-/// The state the dashboard keeps between requests.
-#[derive(Default)]
-pub struct DashboardState {
-    /// Traffic and decisions sampled over time (the overview's charts).
-    pub activity: Activity,
-    /// The last audit chain verification.
-    pub chain: ChainCache,
-}
 
 /// A signed-in dashboard user.
 pub(crate) struct Caller {
@@ -225,8 +211,4 @@ async fn post(context: &Context<'_>, path: &str, form: &Form) -> Response<ProxyB
     }
 }
 
-/// A UNIX time as RFC 3339 UTC, to the second.
-pub(crate) fn utc(seconds: u64) -> String {
-    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
-        .to_string()
-}
+pub(crate) use crate::clock::utc;

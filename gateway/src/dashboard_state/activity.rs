@@ -3,7 +3,6 @@
 //! the increase between consecutive samples, the last one taken when the page is drawn.
 
 use crate::metrics::Metrics;
-use crate::state::Gateway;
 use dashboard::Series;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -81,13 +80,17 @@ fn increases(samples: &[Sample], label: &str, of: impl Fn(&Sample) -> &BTreeMap<
 }
 
 /// Samples every minute until `shutdown` resolves.
-pub async fn sample_periodically(gateway: Arc<Gateway>, shutdown: impl Future<Output = ()>) {
+pub async fn sample_periodically(
+    dashboard: Arc<super::DashboardState>,
+    metrics: Metrics,
+    shutdown: impl Future<Output = ()>,
+) {
     tokio::pin!(shutdown);
     let mut ticker = tokio::time::interval(INTERVAL);
     loop {
         tokio::select! {
             () = &mut shutdown => return,
-            _ = ticker.tick() => gateway.dashboard.activity.record(&gateway.metrics, crate::clock::unix_now()),
+            _ = ticker.tick() => dashboard.activity.record(&metrics, crate::clock::unix_now()),
         }
     }
 }

@@ -33,7 +33,7 @@ impl ChainCache {
             tokio::task::spawn_blocking(move || crate::audit::verify::verify(audit.store(), audit.key()))
                 .await;
         let now = crate::clock::unix_now();
-        let checked_at = super::utc(now);
+        let checked_at = crate::clock::utc(now);
         let status = match checked {
             Ok(Ok(Ok(verified))) => ChainStatus::Verified { records: verified.records, checked_at },
             Ok(Ok(Err(broken))) => {
