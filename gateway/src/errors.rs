@@ -73,9 +73,10 @@ pub enum ProxyError {
     /// (the reason names what was wrong: no token, changed fields, replay…).
     #[error("form submission without a valid approval")]
     SubmissionUnapproved(&'static str),
-    /// A submission to an approval-gated form too large for the gateway to check.
+    /// A submission to an approval-gated form too large for the gateway to check (the limit, in
+    /// bytes, is the form guard's).
     #[error("gated form submission too large to check")]
-    SubmissionTooLarge,
+    SubmissionTooLarge(usize),
     /// The approval of a gated form submission could not be checked (store failure).
     #[error("gated form submission could not be checked")]
     SubmissionUncheckable(&'static str),
@@ -105,7 +106,7 @@ impl ProxyError {
             Self::CsrfFailed => "csrf_failed",
             Self::AuditUnavailable => "audit_unavailable",
             Self::SubmissionUnapproved(reason) | Self::SubmissionUncheckable(reason) => reason,
-            Self::SubmissionTooLarge => "body_too_large",
+            Self::SubmissionTooLarge(_) => "body_too_large",
         }
     }
 
@@ -116,7 +117,7 @@ impl ProxyError {
             Self::BadRequest => StatusCode::BAD_REQUEST,
             Self::Unauthenticated | Self::LoginFailed => StatusCode::UNAUTHORIZED,
             Self::Forbidden | Self::CsrfFailed | Self::SubmissionUnapproved(_) => StatusCode::FORBIDDEN,
-            Self::SubmissionTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::SubmissionTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::SsoUnavailable | Self::AuditUnavailable | Self::SubmissionUncheckable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -248,12 +249,11 @@ impl ProxyError {
                      sent to {site}. Ask the assistant again and approve the action in its panel."
                 ),
             ),
-            Self::SubmissionTooLarge => (
+            Self::SubmissionTooLarge(limit) => (
                 "Submission refused",
                 format!(
                     "This form's submissions are checked by the gateway, and this one is larger than \
-                     {} bytes, so it was not sent to {site}.",
-                    crate::approvals::form_guard::MAX_GUARDED_BODY
+                     {limit} bytes, so it was not sent to {site}."
                 ),
             ),
             Self::SubmissionUncheckable(_) => (

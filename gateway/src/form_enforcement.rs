@@ -47,14 +47,14 @@ pub async fn check(
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
     if declared.is_some_and(|length| length > MAX_GUARDED_BODY as u64) {
-        return Err(refuse.answer(ProxyError::SubmissionTooLarge).await);
+        return Err(refuse.answer(ProxyError::SubmissionTooLarge(MAX_GUARDED_BODY)).await);
     }
     let (parts, incoming) = request.into_parts();
     let idle = IdleTimeout::new(incoming, gateway.config.timeouts.body_idle);
     let bytes = match Limited::new(idle, MAX_GUARDED_BODY).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<http_body_util::LengthLimitError>() => {
-            return Err(refuse.answer(ProxyError::SubmissionTooLarge).await);
+            return Err(refuse.answer(ProxyError::SubmissionTooLarge(MAX_GUARDED_BODY)).await);
         }
         // The client went away or stalled: nothing to forward, nothing to audit.
         Err(_) => return Err(error_response(ProxyError::BadRequest, Some(&site.id), request_id.as_str())),

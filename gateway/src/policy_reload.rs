@@ -86,7 +86,7 @@ impl PolicyHandle {
             // A dashboard-managed policy lives in the store; its file only seeded version 1.
             file: config.policy_file.clone().filter(|_| !config.policy_in_store),
             sites: RwLock::new(config.site_ids()),
-            last_seen: Mutex::new(config.policy_file.as_deref().and_then(file_stamp)),
+            last_seen: Mutex::new(config.policy_file.as_deref().and_then(crate::clock::file_stamp)),
             metrics,
             audit,
         }
@@ -130,7 +130,7 @@ impl PolicyHandle {
     /// Reloads if the file's modification time or size changed since it was last read.
     pub async fn reload_if_changed(&self) {
         let Some(path) = &self.file else { return };
-        let stamp = file_stamp(path);
+        let stamp = crate::clock::file_stamp(path);
         if stamp.is_some() && stamp != *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) {
             let _ = self.reload().await;
         }
@@ -140,7 +140,7 @@ impl PolicyHandle {
     /// way the outcome is audited.
     pub async fn reload(&self) -> Result<(), PolicyLoadError> {
         let Some(path) = &self.file else { return Ok(()) };
-        *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) = file_stamp(path);
+        *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) = crate::clock::file_stamp(path);
         let outcome = self.swap(path);
         let event = match &outcome {
             Ok(rules) => {
@@ -174,12 +174,6 @@ impl PolicyHandle {
             }
         }
     }
-}
-
-/// What identifies a version of a file without reading it: its modification time and size.
-pub(crate) fn file_stamp(path: &Path) -> Option<(SystemTime, u64)> {
-    let metadata = std::fs::metadata(path).ok()?;
-    Some((metadata.modified().ok()?, metadata.len()))
 }
 
 #[cfg(test)]

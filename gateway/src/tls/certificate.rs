@@ -88,6 +88,6 @@ pub(super) fn load_pair(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsErro
 }
 
 fn stamp(cert: &Path, key: &Path) -> Option<Stamp> {
-    use crate::policy_reload::file_stamp;
+    use crate::clock::file_stamp;
     Some([file_stamp(cert)?, file_stamp(key)?])
 }
