@@ -52,5 +52,6 @@ pub mod store;
 pub mod store_cli;
 pub mod telemetry;
 pub mod tls;
+pub mod turns;
 pub mod upstream;
 pub mod websocket;

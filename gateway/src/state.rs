@@ -2,7 +2,6 @@
 //! the metrics. Built at start-up and shared by every connection behind an `Arc`; a reloaded
 //! configuration builds a new one (`reconfigured`) that shares every long-lived part.
 
-use crate::agent::turns::Turns;
 use crate::approvals::Approvals;
 use crate::approvals::GatedForms;
 use crate::audit::AuditLog;
@@ -14,6 +13,7 @@ use crate::policy_reload::PolicyHandle;
 use crate::sso::Sso;
 use crate::sso::keys::KeyRing;
 use crate::store::Store;
+use crate::turns::Turns;
 use crate::upstream::UpstreamClients;
 use std::collections::HashMap;
 use std::net::IpAddr;

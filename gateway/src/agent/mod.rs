@@ -15,7 +15,6 @@ mod session;
 mod sse;
 mod turn;
 mod turn_endpoints;
-pub mod turns;
 
 use crate::body::ProxyBody;
 use crate::config::Site;

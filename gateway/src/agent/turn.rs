@@ -8,7 +8,6 @@
 
 use super::prompt::{self, ExposedTool, Prepared};
 use super::sse::{EventSender, TurnEvent};
-use super::turns::{Owner, ToolOutcome};
 use crate::approvals::GatedForms;
 use crate::approvals::{self, ApprovalState, Approvals, Binding};
 use crate::audit::AuditLog;
@@ -16,6 +15,7 @@ use crate::audit::event::{AuditEvent, EventKind};
 use crate::http::hex;
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
 use crate::metrics::Metrics;
+use crate::turns::{Owner, ToolOutcome};
 use policy::{PolicyView, ToolDecision};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -7,7 +7,6 @@
 //! Audit is not logging: an action that must be audited is refused (503) when its record
 //! cannot be stored.
 
-pub mod api;
 pub mod chain;
 pub mod content;
 pub mod digest;

@@ -1,8 +1,8 @@
 //! The typed `[llm]` and `[agent]` sections: where the model lives, how long to wait for it, and
 //! the limits of the agent loop (rounds, concurrent turns and tokens per user, waits).
 
+use super::LlmConfig;
 use super::{raw, values};
-use crate::llm::LlmConfig;
 use crate::secrets::SecretRef;
 use std::time::Duration;
 use toml::Spanned;

@@ -7,6 +7,7 @@
 mod agent;
 mod dashboard;
 mod forms;
+mod llm;
 mod problem;
 mod raw;
 mod sso;
@@ -15,6 +16,7 @@ mod values;
 
 pub use agent::AgentConfig;
 pub use dashboard::DashboardConfig;
+pub use llm::LlmConfig;
 pub use problem::{ConfigError, Problem};
 pub use sso::{ClaimNames, SsoConfig};
 pub use tls::{ClientIdentity, ServerTls, TlsVersion, UpstreamTls};
@@ -61,7 +63,7 @@ pub struct Config {
     /// The internal sites, in id order.
     pub sites: Vec<Site>,
     /// The model server; `None`: the agent answers that no model is configured.
-    pub llm: Option<crate::llm::LlmConfig>,
+    pub llm: Option<LlmConfig>,
     /// Limits of the agent loop.
     pub agent: AgentConfig,
     /// The policy administration dashboard; `None`: not served.

@@ -14,7 +14,6 @@
 //! generating. Keys, prompts and answers are never logged.
 
 mod client;
-mod config;
 mod error;
 mod sse;
 mod stream;
@@ -24,8 +23,8 @@ mod wire;
 #[cfg(all(test, feature = "demo"))]
 mod tests;
 
+pub use crate::config::LlmConfig;
 pub use client::LlmClient;
-pub use config::LlmConfig;
 pub use error::{LlmError, TimeoutPhase};
 pub use stream::ChatStream;
 

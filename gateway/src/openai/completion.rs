@@ -6,7 +6,6 @@
 //! user while it runs (`max_concurrent_turns`) and its tokens count against `tokens_per_hour`.
 
 use super::{ApiError, authenticate, calls, request, response, site_scope, stream};
-use crate::agent::turns::{Owner, Refusal};
 use crate::audit::AuditLog;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::body::{IdleTimeout, ProxyBody};
@@ -17,6 +16,7 @@ use crate::request_id::RequestId;
 use crate::sso::Sso;
 use crate::sso::identity::Identity;
 use crate::state::Gateway;
+use crate::turns::{Owner, Refusal};
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;

@@ -61,7 +61,7 @@ pub async fn gateway_host(
         (&Method::GET, "/.toolgate/jwks.json") => Ok(json(StatusCode::OK, sso.assertion.jwks())),
         (&Method::GET, "/.toolgate/audit/records") => {
             let identity = caller(sso, request.headers(), secure).await?;
-            crate::audit::api::records(&sso.audit, &identity, readers, &query).await
+            super::audit_api::records(&sso.audit, &identity, readers, &query).await
         }
         _ => Err(ProxyError::NotFound),
     }

@@ -13,6 +13,7 @@
 //!    and to the pending cookie), sets its own session cookie and returns to the path.
 
 pub mod assertion;
+pub mod audit_api;
 pub mod bearer;
 pub mod cookies;
 pub mod http;

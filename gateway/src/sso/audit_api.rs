@@ -1,10 +1,11 @@
-//! The audit query API for the dashboard and SIEM pulls, on the gateway's own host:
+//! The audit query API (HTTP, so it lives here and not in `audit/`) for the dashboard and SIEM
+//! pulls, on the gateway's own host:
 //! `GET /.toolgate/audit/records?since=&until=&user=&site=&kind=&decision=&after=&limit=`
 //! (RFC 3339 times; paginated by sequence number). Callers must be signed in (session or bearer)
 //! and in one of `audit.reader_groups`.
 
-use super::AuditLog;
-use super::query::{self, Filter};
+use crate::audit::AuditLog;
+use crate::audit::query::{self, Filter};
 use crate::body::{self, ProxyBody};
 use crate::errors::ProxyError;
 use crate::sso::identity::Identity;
@@ -53,7 +54,7 @@ pub async fn records(
     let mut content = serde_json::Map::new();
     for record in &page.records {
         let texts =
-            super::content::of(audit.store(), record.seq).map_err(|_| ProxyError::AuditUnavailable)?;
+            crate::audit::content::of(audit.store(), record.seq).map_err(|_| ProxyError::AuditUnavailable)?;
         if !texts.is_empty() {
             content.insert(record.seq.to_string(), serde_json::json!(texts));
         }
