@@ -145,7 +145,8 @@ impl Redactor {
         Redacted { text, counts }
     }
 
-    /// Redacts every string inside `value` (see `json` for the order); returns the counts.
+    /// Redacts every string inside `value` (see `json` for the order); returns the counts. A whole
+    /// string under a key that names a secret (`"password": "…"`) is one credential.
     pub fn redact_json(
         &self,
         value: &mut serde_json::Value,
@@ -153,7 +154,12 @@ impl Redactor {
         scope: &mut Placeholders,
     ) -> Counts {
         let mut counts = Counts::new();
-        json::redact_strings(value, &mut |text| {
+        let keys = set.contains(&RedactionKind::Credentials);
+        json::redact_strings(value, &mut |key, text| {
+            if keys && key.is_some_and(|key| credentials::secret_under_key(key, text)) {
+                *counts.entry(RedactionKind::Credentials).or_insert(0) += 1;
+                return Some(scope.issue(&RedactionKind::Credentials, text).to_owned());
+            }
             let redacted = self.redact_in(text, set, scope);
             let changed = redacted.text != text;
             add_counts(&mut counts, redacted.counts);

@@ -9,10 +9,13 @@
 //! `key: value`, a spaced `key = value`, `--flag value`) are also how prose is written
 //! ("password: at least 12 characters"), so there a value that is an ordinary word followed by
 //! more prose is skipped, and so are pure numbers under four digits.
+//!
+//! A name with no separator after it is handed on: a CSV header cell to `csv`, a name in a
+//! sentence to `prose`.
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{header, placeholder, run};
+use super::{csv, header, placeholder, prose, run};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -27,6 +30,11 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
         name_start -= 1;
     }
     let mut name_end = run(bytes, end, 64, is_name);
+    if text[name_end..].starts_with(|c: char| c.is_alphabetic() && !c.is_ascii()) {
+        // A name spelled beyond ASCII (`contraseña`).
+        let rest = &text[name_end..super::floor_boundary(text, name_end + 64)];
+        name_end += rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+    }
     let query = name_start > 0 && matches!(bytes[name_start - 1], b'?' | b'&');
     let dashes = run(bytes, name_start, 2, |b| b == b'-') - name_start;
     name_start += run(bytes, name_start, 8, |b| b == b'-' || b == b'.') - name_start;
@@ -36,13 +44,26 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     if name_start >= name_end {
         return end;
     }
-    if !may_assign(text, name_start, name_end, dashes == 2) {
+    let assigned = may_assign(text, name_start, name_end, dashes == 2);
+    let cell = !assigned && csv::cell(bytes, name_start, name_end).is_some();
+    let in_prose = !assigned && prose::may_follow(text, name_start, name_end);
+    if !assigned && !cell && !in_prose {
         return name_end;
     }
     let name = &text[name_start..name_end];
     let Some(key) = key::classify(name, query, prose_word_before(text, name_start)) else {
         return name_end;
     };
+    if !assigned {
+        let Key::Secret { weak: false } = key else {
+            return name_end;
+        };
+        return match cell.then(|| csv::at_header(text, name_start, name_end, out)).flatten() {
+            Some(resume) => resume,
+            None if in_prose => prose::around_name(text, name_start, name_end, out),
+            None => name_end,
+        };
+    }
     match key {
         Key::Authorization => header::authorization(text, name_end, out),
         Key::Bearer => header::bearer(text, name_end, out),
@@ -180,8 +201,13 @@ fn paired(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool
     Some((value, true))
 }
 
+/// Whether `value`, a whole JSON string under the key `name`, passes the checks of a quoted value.
+pub(super) fn accept_whole(name: &str, value: &str, weak_key: bool) -> bool {
+    accept(value, name, Value { start: 0, end: value.len(), quoted: true }, true, weak_key)
+}
+
 /// Whether `value` passes the checks for its separator and key.
-fn accept(text: &str, name: &str, value: Value, strong: bool, weak_key: bool) -> bool {
+pub(super) fn accept(text: &str, name: &str, value: Value, strong: bool, weak_key: bool) -> bool {
     let written = value.text(text);
     if placeholder::is_placeholder(written)
         || placeholder::is_path(written)

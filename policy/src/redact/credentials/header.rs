@@ -1,6 +1,6 @@
 //! `Authorization:` and `Proxy-Authorization:` header values (HTTP dumps, logs, curl's
-//! `-H 'Authorization: Bearer …'`, JSON `"Authorization": "Basic …"`), and a lone
-//! `Bearer <token>`.
+//! `-H 'Authorization: Bearer …'`, JSON `"Authorization": "Basic …"`), a lone `Bearer <token>`,
+//! and a lone `Basic <credentials>` whose base64 decodes to `user:password`.
 //!
 //! The value is `scheme credentials` (RFC 9110 §11.4): only the credentials are reported, for any
 //! scheme (`Bearer`, `Basic`, `Token`, `Bot`, `Digest`, …). For single-token schemes the
@@ -101,6 +101,34 @@ pub(super) fn bearer(text: &str, name_end: usize, out: &mut Vec<super::Finding>)
     start
 }
 
+/// Handles `Basic` at `start..end` outside a header (prose, a CSV cell, a form's option): the
+/// base64 after it is reported when it decodes to printable `user:password`.
+pub(super) fn basic(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    use base64::Engine;
+    let bytes = text.as_bytes();
+    let from = run(bytes, end, 4, |b| b == b' ');
+    if from == end || !super::starts_word(bytes, start) {
+        return end;
+    }
+    let body_end = run(bytes, from, 4096, |b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/');
+    let padded = run(bytes, body_end, 2, |b| b == b'=');
+    let body = &text[from..body_end];
+    if body.len() < 8 || bytes.get(padded).is_some_and(|&b| super::is_base64url(b) || b == b'=') {
+        return end;
+    }
+    let trimmed = if body.len() % 4 == 1 { &body[..body.len() - 1] } else { body };
+    let pair = super::pem::LENIENT.decode(trimmed).ok().and_then(|decoded| String::from_utf8(decoded).ok());
+    let credentials = pair.is_some_and(|pair| {
+        pair.find(':').is_some_and(|colon| colon > 0 && colon + 1 < pair.len())
+            && !pair.chars().any(char::is_control)
+    });
+    if credentials {
+        super::secret(out, from, padded);
+        return padded;
+    }
+    end
+}
+
 /// `curl … -u user:password …` / `--user user:password`: the password, on the command's line.
 pub(super) fn curl_user(text: &str, command_end: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
@@ -125,8 +153,16 @@ pub(super) fn curl_user(text: &str, command_end: usize, out: &mut Vec<super::Fin
     colon + 1
 }
 
-/// Reports `start..end` unless it is shorter than `min` or a placeholder.
-fn report(text: &str, start: usize, end: usize, min: usize, out: &mut Vec<super::Finding>) {
+/// Reports `start..end`, without a closing bracket it does not open (`(Authorization: Bearer
+/// $TOKEN)`), unless it is shorter than `min` or a placeholder.
+fn report(text: &str, start: usize, mut end: usize, min: usize, out: &mut Vec<super::Finding>) {
+    for (open, close) in [('(', ')'), ('[', ']')] {
+        while text[start..end].ends_with(close)
+            && text[start..end].matches(open).count() < text[start..end].matches(close).count()
+        {
+            end -= 1;
+        }
+    }
     let credentials = &text[start..end];
     if end < start + min.max(1) || placeholder::is_placeholder(credentials) {
         return;

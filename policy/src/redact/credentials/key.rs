@@ -3,14 +3,17 @@
 //!
 //! A name is split into words at `_`, `-`, `.` and camel-case humps, and judged by its last word:
 //! - ends in `password`, `passwd`, `passphrase`, `passcode`, `pwd`, `secret`, `token`, `apikey`
-//!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or is `pass`: a secret;
+//!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or in the words for a password of other
+//!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`), or is `pass`, `senha` or
+//!   `passe` (the last word of `mot de passe`): a secret;
 //! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
 //!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
 //!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
 //!   (`API key: …`);
 //! - is `auth`: a secret that must look like one (long enough);
 //! - is `authorization`: a header value (scheme and credentials);
-//! - a trailing `base`, `value`, `b64`, `hex`, … is skipped (`secret_key_base`);
+//! - a trailing `base`, `value`, `b64`, `hex`, … is skipped (`secret_key_base`), and so is a
+//!   number (`api_key_2`; `password2`, but not `key2`);
 //! - names of counters and cursors are not secrets (`max_tokens`, `page_token`, `next_token`,
 //!   `token_type`, `password_min_length`: their last word decides, or their qualifier excludes).
 
@@ -25,8 +28,24 @@ pub(super) enum Key {
     Bearer,
 }
 
-const SECRET_ENDINGS: [&str; 8] =
-    ["password", "passwd", "passphrase", "passcode", "pwd", "secret", "token", "apikey"];
+const SECRET_ENDINGS: [&str; 13] = [
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "passwort",
+    "kennwort",
+    "wachtwoord",
+    "contraseña",
+    "contrasena",
+];
+
+/// Whole last words that name a password (`senha` alone: `resenha` is a review).
+const SECRET_WORDS: [&str; 3] = ["pass", "senha", "passe"];
 
 const KEY_QUALIFIERS: [&str; 26] = [
     "api",
@@ -84,12 +103,19 @@ const IGNORED_LAST: [&str; 9] = ["base", "value", "b64", "base64", "hex", "plain
 /// Classifies the key name `name`; `query` when it is a query parameter (`?key=`), `prose_before`
 /// the word before it when separated by one space (`API` in `API key: …`).
 pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> Option<Key> {
-    let lower = name.to_ascii_lowercase();
-    let mut words: Vec<&str> = split(name).into_iter().map(|(start, end)| &lower[start..end]).collect();
-    while words.len() > 1 && words.last().is_some_and(|word| IGNORED_LAST.contains(word)) {
+    let lowered: Vec<String> =
+        split(name).into_iter().map(|(start, end)| name[start..end].to_lowercase()).collect();
+    let mut words: Vec<&str> = lowered.iter().map(String::as_str).collect();
+    let numbered = |word: &str| word.bytes().all(|b| b.is_ascii_digit());
+    while words.len() > 1 && words.last().is_some_and(|word| IGNORED_LAST.contains(word) || numbered(word)) {
         words.pop();
     }
     let (&last, earlier) = words.split_last()?;
+    let stem = last.trim_end_matches(|c: char| c.is_ascii_digit());
+    let names_secret = |word: &str| {
+        SECRET_WORDS.contains(&word) || SECRET_ENDINGS.iter().any(|ending| word.ends_with(ending))
+    };
+    let last = if stem.len() < last.len() && names_secret(stem) { stem } else { last };
     if last == "authorization" {
         return Some(Key::Authorization);
     }
@@ -99,7 +125,7 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
         return None;
     }
-    if last == "pass" || SECRET_ENDINGS.iter().any(|ending| last.ends_with(ending)) {
+    if SECRET_WORDS.contains(&last) || SECRET_ENDINGS.iter().any(|ending| last.ends_with(ending)) {
         return Some(Key::Secret { weak: false });
     }
     if last == "auth" {
@@ -117,13 +143,14 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
 }
 
 /// The byte ranges of the words of `name`: split at `_`, `-`, `.`, `:` and camel-case humps
-/// (`SecretAccessKey` → Secret, Access, Key; `APIKey` → API, Key).
+/// (`SecretAccessKey` → Secret, Access, Key; `APIKey` → API, Key). Letters beyond ASCII stay
+/// inside their word (`contraseña`).
 fn split(name: &str) -> Vec<(usize, usize)> {
     let bytes = name.as_bytes();
     let mut words = Vec::with_capacity(4);
     let mut start = None;
     for (index, &byte) in bytes.iter().enumerate() {
-        if !byte.is_ascii_alphanumeric() {
+        if !byte.is_ascii_alphanumeric() && byte.is_ascii() {
             if let Some(from) = start.take() {
                 words.push((from, index));
             }
@@ -205,6 +232,15 @@ mod tests {
             "MYSQL_ROOT_PASSWORD",
             "Private-Token",
             "passphrase",
+            "Passwort",
+            "DB-Passwort",
+            "wachtwoord",
+            "contraseña",
+            "CONTRASEÑA",
+            "senha",
+            "passe",
+            "aws_secret_access_key_2",
+            "password2",
         ] {
             assert_eq!(classify(name, false, None), strong, "{name}");
         }
@@ -243,6 +279,10 @@ mod tests {
             "sort_key",
             "input_tokens",
             "authentication",
+            "resenha",
+            "impasse",
+            "key2",
+            "SigningKey256",
         ] {
             assert_eq!(classify(name, false, None), None, "{name}");
         }

@@ -1,9 +1,11 @@
 //! Credentials: private keys, JWTs, cloud and SaaS tokens, and secrets written in context
-//! (`password=…`, `Authorization: Bearer …`, `https://user:pass@host`).
+//! (`password=…`, `Authorization: Bearer …`, `https://user:pass@host`), named in prose ("the
+//! DB password is …", "Passwort …"), in the columns of a CSV table, or whole JSON strings under
+//! a secret-named key ([`secret_under_key`]).
 //!
 //! Two literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as `ghp_`
 //! or `AKIA`, `-----BEGIN `, `eyJ`, `://`) and key words (`pass`, `pwd`, `secret`, `token`, `key`,
-//! `auth`, `bearer`). Ordinary prose matches a trigger only now and then, and a key word with no
+//! `auth`, `bearer`, `basic`, and the words for a password of other languages). Ordinary prose matches a trigger only now and then, and a key word with no
 //! separator after its name is dropped after a few byte reads, so text without credentials costs
 //! about two prefilter scans. Each trigger is handed to the recognizer that owns it, which reads
 //! the exact shape by hand and reports:
@@ -18,12 +20,15 @@
 
 mod assign;
 mod aws;
+mod csv;
 mod github;
 mod header;
 mod jwt;
 mod key;
 mod pem;
 mod placeholder;
+mod prose;
+mod shape;
 mod url;
 mod value;
 mod vendors;
@@ -48,11 +53,30 @@ const SHAPE_TRIGGERS: &str = concat!(
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
 /// `dbPassword`, `PASSWORD`): a short literal set the regex prefilter scans fast, where a
-/// case-insensitive one would be several times slower.
+/// case-insensitive one would be several times slower. `Passwort` and `mot de passe` hold `pass`;
+/// `contraseña`, `senha`, `wachtwoord` and `Kennwort` need their own, as does `Basic`: those are
+/// written in lower case and capitalized only, which keeps the set at 32 literals, the most the
+/// fastest (slim) Teddy prefilter takes.
 const KEYWORD_TRIGGERS: &str = concat!(
     "pass|Pass|PASS|pwd|PWD|secret|Secret|SECRET|token|Token|TOKEN|key|Key|KEY",
-    "|auth|Auth|AUTH|bearer|Bearer|BEARER",
+    "|auth|Auth|AUTH|bearer|Bearer|BEARER|basic|Basic",
+    "|contrase|Contrase|senha|Senha|wachtwoord|Wachtwoord|kennwort|Kennwort",
 );
+
+/// The key-name triggers, compared without case.
+const KEYWORDS_FOLDED: [&str; 11] = [
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "auth",
+    "bearer",
+    "contrase",
+    "senha",
+    "wachtwoord",
+    "kennwort",
+];
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -96,8 +120,9 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
     match trigger.as_bytes()[0] {
         b'-' => pem::at_begin(text, start, out),
         b':' => url::at_scheme_separator(text, start, out),
-        b'c' => header::curl_user(text, end, out),
+        b'c' if trigger == "curl " => header::curl_user(text, end, out),
         b'e' if trigger == "eyJ" => jwt::at_header(text, start, out),
+        b'b' | b'B' if trigger.eq_ignore_ascii_case("basic") => header::basic(text, start, end, out),
         _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),
         b'A' if trigger.len() == 4 && trigger != "AIza" => aws::at_key_id(text, start, out),
         b'g' if trigger.starts_with("gh") || trigger.starts_with("github") => {
@@ -108,9 +133,47 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
 }
 
 fn is_keyword(trigger: &str) -> bool {
-    ["pass", "pwd", "secret", "token", "key", "auth", "bearer"]
-        .iter()
-        .any(|word| trigger.eq_ignore_ascii_case(word))
+    KEYWORDS_FOLDED.iter().any(|word| trigger.eq_ignore_ascii_case(word))
+}
+
+/// Whether `value`, the whole string under the JSON object key `key`, is a secret.
+///
+/// The key must name a secret (see `key`); the value must not be empty, a placeholder, a mask, a
+/// reference, a path or a sentence (see `placeholder`), nor hold a credential's look-alike (a
+/// vendor's documented example, a token whose checksum fails). A value with spaces is taken only
+/// as a passphrase of three or more words of letters, and an `Authorization` value is taken by its
+/// credentials (`Basic …`, `Bearer …`, or a bare token). PEM blocks are left to their recognizer.
+pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
+    let Some(kind) = key::classify(key, false, None) else {
+        return false;
+    };
+    if value.trim().is_empty() || value.len() > value::MAX_VALUE || value.contains(['\n', '\r']) {
+        return false;
+    }
+    if value.contains("-----BEGIN") || value.contains("EXAMPLE") {
+        return false;
+    }
+    let mut found = Vec::new();
+    find(value, &mut found);
+    if found.iter().any(|finding| !finding.valid) {
+        return false;
+    }
+    match kind {
+        key::Key::Authorization | key::Key::Bearer => {
+            let credentials = value.split_once(' ').map_or(value, |(_, rest)| rest).trim();
+            credentials.len() >= 8 && !placeholder::is_placeholder(credentials)
+        }
+        key::Key::Secret { weak } => {
+            if value.contains(char::is_whitespace) {
+                let words: Vec<&str> = value.split_whitespace().collect();
+                return words.len() >= 3
+                    && words.iter().all(|word| word.chars().all(char::is_alphabetic))
+                    && !placeholder::is_sentence(value)
+                    && !placeholder::is_placeholder(value);
+            }
+            assign::accept_whole(key, value, weak)
+        }
+    }
 }
 
 /// A valid finding.

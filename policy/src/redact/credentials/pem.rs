@@ -21,7 +21,7 @@ const BEGIN: &str = "-----BEGIN ";
 const DASHES: &str = "-----";
 const MAX_BLOCK: usize = 32 * 1024;
 
-const LENIENT: GeneralPurpose = GeneralPurpose::new(
+pub(super) const LENIENT: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::STANDARD,
     GeneralPurposeConfig::new()
         .with_decode_padding_mode(DecodePaddingMode::Indifferent)

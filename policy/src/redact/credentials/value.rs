@@ -1,13 +1,15 @@
 //! Reading an assigned value: where it starts and ends in every carrier (bare, quoted, quoted
 //! inside JSON text as `\"…\"`), and whether a bare one is a word of prose.
 //!
-//! A bare value ends at whitespace, a quote, a backtick, `&`, `,`, `;`, `<`, or a JSON escape
+//! A bare value ends at whitespace, a quote, a backtick, `&` (but an HTML character reference
+//! such as `&equals;` is read through, and a `&` ending the word is kept), `,`, `;`, `<`, or a
+//! JSON escape
 //! (`\n`, `\r`, `\t`, `\"`, `\'`, with any number of backslashes); an unbalanced closing bracket
 //! or one sentence-ending period is trimmed. A quoted value ends at its matching quote (escaped
 //! quotes inside are skipped) and may hold spaces, never a line break.
 
 /// Longest value read, in bytes.
-const MAX_VALUE: usize = 8192;
+pub(super) const MAX_VALUE: usize = 8192;
 
 /// A value's byte range in the scan text and how it was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +85,14 @@ fn read_bare(text: &str, at: usize) -> Option<Value> {
     let mut end = at;
     while end < stop {
         match bytes[end] {
+            b'&' if reference_len(&bytes[end..]) > 0 => end += reference_len(&bytes[end..]),
+            // `&` ending a word belongs to it (`Xy7pq&`); one joining query parameters does not.
+            b'&' if bytes
+                .get(end + 1)
+                .is_none_or(|b| b.is_ascii_whitespace() || b")]}\"'<;,.!?".contains(b)) =>
+            {
+                end += 1;
+            }
             b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'&' | b',' | b';' | b'<' => break,
             b'\\' => {
                 let after = super::run(bytes, end, stop - end, |b| b == b'\\');
@@ -96,6 +106,19 @@ fn read_bare(text: &str, at: usize) -> Option<Value> {
     }
     let end = trim_bare(&text[at..end]) + at;
     (end > at).then_some(Value { start: at, end, quoted: false })
+}
+
+/// The length of the HTML character reference `&name;`, `&#NN;` or `&#xNN;` that `bytes` starts
+/// with (one left undecoded is part of the value it stands in), or 0.
+fn reference_len(bytes: &[u8]) -> usize {
+    let (digits, from): (fn(&u8) -> bool, usize) = match bytes.get(1..3) {
+        Some([b'#', b'x' | b'X']) => (u8::is_ascii_hexdigit, 3),
+        Some([b'#', _]) => (u8::is_ascii_digit, 2),
+        _ if bytes.get(1).is_some_and(u8::is_ascii_alphabetic) => (u8::is_ascii_alphanumeric, 1),
+        _ => return 0,
+    };
+    let end = super::run(bytes, from, 32, |b| digits(&b));
+    if end > from && bytes.get(end) == Some(&b';') { end + 1 } else { 0 }
 }
 
 /// The length of a bare value without an unbalanced closing bracket or a sentence's period.

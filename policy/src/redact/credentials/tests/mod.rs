@@ -8,6 +8,7 @@ mod carriers;
 mod context;
 mod keys_and_tokens;
 mod negatives;
+mod prose;
 mod sweep;
 
 use base64::Engine;
