@@ -110,6 +110,11 @@ impl PhoneRegions {
         let mut groups = Vec::new();
         let mut index = 0;
         while index < bytes.len() {
+            // Only a digit, `+` or `(` can start a candidate: skip to the next one.
+            match bytes[index..].iter().position(|b| b.is_ascii_digit() || matches!(b, b'+' | b'(')) {
+                Some(offset) => index += offset,
+                None => break,
+            }
             match candidate_at(text, index, &mut groups) {
                 Some(candidate) => {
                     index = candidate.end.max(index + 1);
