@@ -97,14 +97,19 @@ fn is_local_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '.' | '_' | '%' | '+' | '-' | '\'')
 }
 
-/// Whether the local part starting at `start` is the user part of a URL: its token (back to
-/// whitespace or a quote) has `://` before it, and is not a `mailto:` link.
+/// Whether the local part starting at `start` is inside the authority of a URL (its user or
+/// password): its token (back to whitespace or a quote) has `://` before it with no `/`, `?` or
+/// `#` in between, and is not a `mailto:` link. An address in a URL's path or query
+/// (`https://x/?to=a@b.com`) is an address.
 fn in_url_authority(text: &str, start: usize) -> bool {
     let token_start = text[..start]
-        .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '(' | '[' | '`' | '='))
+        .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '(' | '[' | '`'))
         .map_or(0, |index| index + 1);
     let token = &text[token_start..start];
-    token.contains("://") && !token.to_ascii_lowercase().starts_with("mailto:")
+    if token.to_ascii_lowercase().starts_with("mailto:") {
+        return false;
+    }
+    token.rfind("://").is_some_and(|scheme_end| !token[scheme_end + 3..].contains(['/', '?', '#']))
 }
 
 #[cfg(test)]
@@ -127,6 +132,7 @@ mod tests {
         );
         assert_eq!(emails("a@b.com.2nd try"), ["a@b.com"]);
         assert_eq!(emails("Reach me at ann@example.com: thanks"), ["ann@example.com"]);
+        assert_eq!(emails("https://x.example/?to=ann@example.com"), ["ann@example.com"]);
     }
 
     #[test]
@@ -138,6 +144,7 @@ mod tests {
             "git@github.com:org/repo.git",
             "https://ci-bot@git.example.com/org/repo",
             "ftp://user:pw@files.example.com/x",
+            "https://deploy:pa=ss@git.example.com/x",
             "ssh deploy@db.example.com:2222",
             "@handle and a@ b.com",
         ] {

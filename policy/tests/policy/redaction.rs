@@ -189,3 +189,10 @@ fn an_unknown_phone_region_is_an_error_with_its_line() {
     let errors = policy("[[redactor]]\nname = \"all\"\npattern = \"x\"\n").expect_err("a reserved name");
     assert!(errors[0].message.contains("built-in"), "{}", errors[0].message);
 }
+
+#[test]
+fn a_url_password_is_a_credential_and_its_host_no_address() {
+    let out = Redactor::default()
+        .redact("clone https://deploy:pa=ss9@git.example.com/x now", &RedactionSet::builtin());
+    assert_eq!(out.text, "clone https://deploy:[credential 1]@git.example.com/x now");
+}
