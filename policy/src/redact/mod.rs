@@ -113,11 +113,6 @@ impl Redactor {
         &self.custom
     }
 
-    /// The regions national phone numbers are read in.
-    pub fn phone_regions(&self) -> &PhoneRegions {
-        &self.phones
-    }
-
     /// Redacts `text` with placeholders numbered from 1 (a scope of its own).
     pub fn redact(&self, text: &str, set: &RedactionSet) -> Redacted {
         self.redact_in(text, set, &mut Placeholders::new())

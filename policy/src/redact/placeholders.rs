@@ -112,21 +112,6 @@ impl Placeholders {
             _ => 0,
         }
     }
-
-    /// Restores placeholders in a JSON document given as text (a tool call's `arguments`). Text
-    /// that is not JSON is restored as plain text.
-    pub fn restore_json_text(&self, text: &str) -> (String, usize) {
-        if self.originals.is_empty() || !text.contains('[') {
-            return (text.to_owned(), 0);
-        }
-        match serde_json::from_str::<Value>(text) {
-            Ok(mut value) => {
-                let count = self.restore_json(&mut value);
-                if count == 0 { (text.to_owned(), 0) } else { (value.to_string(), count) }
-            }
-            Err(_) => self.restore(text),
-        }
-    }
 }
 
 /// Longest placeholder text: a label of up to 64 bytes, a space, a number.
@@ -182,10 +167,11 @@ mod tests {
     fn restores_inside_json_with_escaping() {
         let mut scope = Placeholders::new();
         scope.issue(&RedactionKind::Credentials, "p\"ss\\word");
-        let (text, count) =
-            scope.restore_json_text(r#"{"password":"[credential 1]","n":[1,"[credential 1]"]}"#);
+        let mut value: Value =
+            serde_json::from_str(r#"{"password":"[credential 1]","n":[1,"[credential 1]"]}"#).expect("JSON");
+        let count = scope.restore_json(&mut value);
         assert_eq!(count, 2);
-        let value: Value = serde_json::from_str(&text).expect("still JSON");
+        let value: Value = serde_json::from_str(&value.to_string()).expect("still JSON");
         assert_eq!(value["password"], "p\"ss\\word");
         assert_eq!(value["n"][1], "p\"ss\\word");
     }
