@@ -12,10 +12,11 @@ use super::kind::RedactionKind;
 /// Reports every card number in `text`.
 #[cfg(test)]
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    super::digits::for_each_run(text, super::digits::CARD_AND_SSN_SEPARATORS, |run| in_run(text, run, out));
+    use super::digits::{CARD_AND_SSN_SEPARATORS, for_each_joined, groups};
+    for_each_joined(text, &groups(text), CARD_AND_SSN_SEPARATORS, |run| in_run(text, run, out));
 }
 
-/// Reports the card numbers in one run of digit groups (see `digits::for_each_run`).
+/// Reports the card numbers in one run of digit groups (see `digits::for_each_joined`).
 pub(crate) fn in_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
     if run.iter().map(|g| g.len()).sum::<usize>() >= 12 {
         scan_run(text, run, out);

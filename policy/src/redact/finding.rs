@@ -69,6 +69,40 @@ pub(crate) fn settle(mut findings: Vec<Finding>) -> Vec<Finding> {
     valid
 }
 
+/// The spans claimed by findings so far, to ask whether a later recognizer's candidate can
+/// still win: one that lies inside a longer finding loses to it when settled, so the later
+/// recognizer need not validate it (the phone recognizer, which runs last among the numbers,
+/// skips the windows of card numbers and addresses this way).
+pub(crate) struct Claims {
+    /// (start, end) sorted by start, and the largest end among each prefix.
+    spans: Vec<(usize, usize)>,
+    reach: Vec<usize>,
+}
+
+impl Claims {
+    pub(crate) fn new(findings: &[Finding]) -> Self {
+        let mut spans: Vec<(usize, usize)> = findings.iter().map(|f| (f.start, f.end)).collect();
+        spans.sort_unstable();
+        let reach = spans
+            .iter()
+            .scan(0, |reach, &(_, end)| {
+                *reach = end.max(*reach);
+                Some(*reach)
+            })
+            .collect();
+        Self { spans, reach }
+    }
+
+    /// Whether a longer claimed span holds all of `start..end`.
+    pub(crate) fn covers(&self, start: usize, end: usize) -> bool {
+        // Spans starting before `start` need only reach `end`; those starting at it must pass it.
+        let before = self.spans.partition_point(|&(from, _)| from < start);
+        let at_or_before = self.spans.partition_point(|&(from, _)| from <= start);
+        (before > 0 && self.reach[before - 1] >= end)
+            || (at_or_before > 0 && self.reach[at_or_before - 1] > end)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +120,23 @@ mod tests {
             found,
             vec![Finding::valid(0, 19, RedactionKind::Card), Finding::valid(50, 60, RedactionKind::Phone)]
         );
+    }
+
+    #[test]
+    fn claims_cover_only_from_a_longer_span() {
+        let claims = Claims::new(&[
+            Finding::valid(10, 20, RedactionKind::Card),
+            Finding::look_alike(30, 35, RedactionKind::Ipv4),
+        ]);
+        assert!(claims.covers(12, 18));
+        assert!(claims.covers(10, 18));
+        assert!(claims.covers(12, 20));
+        assert!(!claims.covers(10, 20), "the same span is not longer");
+        assert!(!claims.covers(8, 18));
+        assert!(!claims.covers(18, 22));
+        assert!(claims.covers(31, 34));
+        assert!(!claims.covers(21, 29));
+        assert!(!Claims::new(&[]).covers(0, 1));
     }
 
     #[test]

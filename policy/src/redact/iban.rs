@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::digits::Group;
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
@@ -17,13 +18,17 @@ static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?i-u)[a-z]{2}[0-9]{2}(?:[ \-]?[a-z0-9]){11,32}").expect("the IBAN pattern is valid")
 });
 
-/// Reports every IBAN (and IBAN look-alike) in `text`.
-pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+/// Reports every IBAN (and IBAN look-alike) in `text`, whose digit `groups` are listed.
+pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     let mut position = 0;
-    // Most text has no two letters followed by two digits at a word's start: look for that by
-    // hand and run the pattern only from there.
-    while let Some(start) = next_start(bytes, position) {
+    // Most text has no two letters followed by two digits at a word's start: look for that at
+    // the digit groups and run the pattern only from there.
+    for group in groups {
+        let Some(start) = group.start.checked_sub(2) else { continue };
+        if start < position || !starts_word(bytes, start) {
+            continue;
+        }
         let Some(found) = CANDIDATE.find(&text[start..]) else {
             position = start + 1;
             continue;
@@ -52,15 +57,14 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
     }
 }
 
-/// The next offset from `from` where two ASCII letters and two digits start a word.
-fn next_start(bytes: &[u8], from: usize) -> Option<usize> {
-    (from..bytes.len().saturating_sub(3)).find(|&at| {
-        bytes[at].is_ascii_alphabetic()
-            && bytes[at + 1].is_ascii_alphabetic()
-            && bytes[at + 2].is_ascii_digit()
-            && bytes[at + 3].is_ascii_digit()
-            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
-    })
+/// Whether two ASCII letters and two digits start a word at `at`.
+fn starts_word(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at..at + 4).is_some_and(|four| {
+        four[0].is_ascii_alphabetic()
+            && four[1].is_ascii_alphabetic()
+            && four[2].is_ascii_digit()
+            && four[3].is_ascii_digit()
+    }) && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
 }
 
 /// For a candidate starting with a known country: the byte length of its country's IBAN, and
@@ -155,7 +159,7 @@ mod tests {
 
     fn ibans(text: &str) -> Vec<(&str, bool)> {
         let mut out = Vec::new();
-        find(text, &mut out);
+        find(text, &super::super::digits::groups(text), &mut out);
         out.iter().map(|f| (&text[f.start..f.end], f.valid)).collect()
     }
 

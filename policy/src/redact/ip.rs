@@ -25,47 +25,36 @@
 use std::net::Ipv6Addr;
 
 use super::RedactionKind;
+use super::digits::{Group, joined_from, next_matching};
 use super::finding::Finding;
-use super::national::{digit_run_end, next_digit, next_matching, word_after, word_before};
+use super::national::{word_after, word_before};
 
 /// Words after which a dotted quad is a version, section or object identifier, not an address
 /// (compared ignoring case).
 const NOT_AN_ADDRESS_AFTER: &str = "version ver v release rel build revision rev section sec chapter clause \
      paragraph para appendix annex figure fig article oid";
 
-/// Pushes every IPv4 address in `text`, and the look-alike quads.
-pub(crate) fn find_ipv4(text: &str, out: &mut Vec<Finding>) {
+/// Pushes every IPv4 address in `text` (its digit `groups` listed), and the look-alike quads.
+pub(crate) fn find_ipv4(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
-    let mut at = 0;
-    while let Some(start) = next_digit(bytes, at) {
-        // The whole dotted number: digit runs joined by single dots (the first four kept).
-        let mut parts = [(0, 0); 4];
-        let mut count = 0;
-        let mut end = start;
-        loop {
-            let part_end = digit_run_end(bytes, end);
-            if let Some(part) = parts.get_mut(count) {
-                *part = (end, part_end);
-            }
-            count += 1;
-            end = part_end;
-            if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
-                end += 1;
-            } else {
-                break;
-            }
-        }
-        at = end;
-        if count != 4 || parts.iter().any(|&(from, to)| to - from > 3) || !quad_context(text, start, end) {
+    let mut first = 0;
+    while first < groups.len() {
+        // The whole dotted number: digit groups joined by single dots.
+        let last = joined_from(bytes, groups, first, b".");
+        let quad = &groups[first..=last];
+        first = last + 1;
+        let (start, end) = (quad[0].start, quad[quad.len() - 1].end);
+        if quad.len() != 4 || quad.iter().any(|part| part.len() > 3) || !quad_context(text, start, end) {
             continue;
         }
-        let padded = |&(from, to): &(usize, usize)| to - from > 1 && bytes[from] == b'0';
-        if parts.iter().any(padded) {
+        let parts = quad.iter().map(|part| (part.start, part.end));
+        let padded = |(from, to): (usize, usize)| to - from > 1 && bytes[from] == b'0';
+        if parts.clone().any(padded) {
             // `044.123.45.67` is a Swiss phone number as often as a padded address.
             continue;
         }
-        let in_range = |&(from, to): &(usize, usize)| text[from..to].parse::<u8>().is_ok();
-        out.push(if parts.iter().all(in_range) {
+        let in_range = |(from, to): (usize, usize)| text[from..to].parse::<u8>().is_ok();
+        out.push(if parts.clone().all(in_range) {
             Finding::valid(start, end, RedactionKind::Ipv4)
         } else {
             Finding::look_alike(start, end, RedactionKind::Ipv4)
@@ -175,6 +164,10 @@ fn address_in(text: &str, mut start: usize, mut end: usize) -> Option<(usize, us
 mod tests {
     use super::*;
 
+    fn ipv4_in(text: &str, out: &mut Vec<Finding>) {
+        find_ipv4(text, &crate::redact::digits::groups(text), out);
+    }
+
     fn found(find: fn(&str, &mut Vec<Finding>), text: &str) -> Vec<(String, bool)> {
         let mut out = Vec::new();
         find(text, &mut out);
@@ -235,7 +228,7 @@ mod tests {
             ("no numbers", vec![]),
         ];
         for (text, expected) in cases {
-            assert_eq!(found(find_ipv4, text), expected, "{text:?}");
+            assert_eq!(found(ipv4_in, text), expected, "{text:?}");
         }
     }
 
@@ -288,7 +281,7 @@ mod tests {
     #[test]
     fn mixed_text() {
         let text = "From 10.1.2.3 via 2001:db8::7 at 12:30:45, v1.2.3.4.";
-        assert_eq!(found(find_ipv4, text), valid("10.1.2.3"));
+        assert_eq!(found(ipv4_in, text), valid("10.1.2.3"));
         assert_eq!(found(find_ipv6, text), valid("2001:db8::7"));
     }
 }

@@ -166,22 +166,22 @@ impl Redactor {
     /// Every built-in finding in `text`, settled: the valid ones in text order, in scan offsets.
     fn findings(&self, scan: &str) -> Vec<Finding> {
         let mut found = Vec::new();
-        let has_digit = scan.bytes().any(|b| b.is_ascii_digit());
         if scan.contains('@') {
             email::find(scan, &mut found);
         }
-        if has_digit {
-            iban::find(scan, &mut found);
-            digits::for_each_run(scan, digits::CARD_AND_SSN_SEPARATORS, |run| {
+        let groups = digits::groups(scan);
+        if !groups.is_empty() {
+            iban::find(scan, &groups, &mut found);
+            digits::for_each_joined(scan, &groups, digits::CARD_AND_SSN_SEPARATORS, |run| {
                 card::in_run(scan, run, &mut found);
                 ssn::in_run(scan, run, &mut found);
             });
-            national::find_de_tax_id(scan, &mut found);
-            national::find_fr_nir(scan, &mut found);
-            national::find_uk_nino(scan, &mut found);
-            ip::find_ipv4(scan, &mut found);
+            national::find_de_tax_id(scan, &groups, &mut found);
+            national::find_fr_nir(scan, &groups, &mut found);
+            national::find_uk_nino(scan, &groups, &mut found);
+            ip::find_ipv4(scan, &groups, &mut found);
             ip::find_ipv6(scan, &mut found);
-            self.phones.find(scan, &mut found);
+            self.phones.find(scan, &groups, &finding::Claims::new(&found), &mut found);
         } else if scan.contains("::") {
             ip::find_ipv6(scan, &mut found);
         }

@@ -14,46 +14,53 @@
 
 use std::borrow::Cow;
 
-/// The scan text and, when it differs from the text, where each of its bytes came from.
+/// The scan text and, when it differs from the text, where its bytes came from.
 pub(crate) struct Scan<'a> {
     text: Cow<'a, str>,
-    /// `origin[i]` is the text offset of scan byte `i`; one extra entry for the end.
-    origin: Option<Vec<usize>>,
+    /// After each folded or dropped character: (scan offset, text offset). Between two such
+    /// points the scan and the text are the same bytes, so an offset maps by its distance from
+    /// the point before it. Empty when nothing was folded.
+    shifts: Vec<(usize, usize)>,
 }
 
 impl<'a> Scan<'a> {
     /// Folds `text`; borrows it when there is nothing to fold (all ASCII, the common case).
     pub(crate) fn new(text: &'a str) -> Self {
-        if text.is_ascii() || !text.chars().any(|c| fold(c) != Fold::Keep) {
-            return Self { text: Cow::Borrowed(text), origin: None };
+        if text.is_ascii() {
+            return Self { text: Cow::Borrowed(text), shifts: Vec::new() };
         }
-        let mut scan = String::with_capacity(text.len());
-        let mut origin = Vec::with_capacity(text.len() + 1);
         let bytes = text.as_bytes();
+        let mut scan: Option<String> = None;
+        let mut shifts = Vec::new();
+        let mut copied = 0;
         let mut at = 0;
-        while at < text.len() {
-            // ASCII is copied a run at a time; only the other characters are looked at one by one.
-            let ascii =
-                bytes[at..].iter().position(|b| !b.is_ascii()).map_or(text.len(), |offset| at + offset);
-            scan.push_str(&text[at..ascii]);
-            origin.extend(at..ascii);
-            at = ascii;
+        // ASCII is skipped a run at a time; only the other characters are looked at one by one.
+        while let Some(next) = super::digits::next_matching(bytes, at, |b| !b.is_ascii()) {
+            at = next;
             let Some(c) = text[at..].chars().next() else { break };
+            let next = at + c.len_utf8();
             let folded = match fold(c) {
-                Fold::Keep => c,
-                Fold::Drop => {
-                    at += c.len_utf8();
+                Fold::Keep => {
+                    at = next;
                     continue;
                 }
-                Fold::To(ascii) => ascii,
+                Fold::Drop => None,
+                Fold::To(ascii) => Some(ascii),
             };
-            let before = scan.len();
-            scan.push(folded);
-            origin.extend(std::iter::repeat_n(at, scan.len() - before));
-            at += c.len_utf8();
+            let out = scan.get_or_insert_with(|| String::with_capacity(text.len()));
+            out.push_str(&text[copied..at]);
+            out.extend(folded);
+            shifts.push((out.len(), next));
+            copied = next;
+            at = next;
         }
-        origin.push(text.len());
-        Self { text: Cow::Owned(scan), origin: Some(origin) }
+        match scan {
+            None => Self { text: Cow::Borrowed(text), shifts },
+            Some(mut out) => {
+                out.push_str(&text[copied..]);
+                Self { text: Cow::Owned(out), shifts }
+            }
+        }
     }
 
     /// The text the recognizers read.
@@ -63,9 +70,17 @@ impl<'a> Scan<'a> {
 
     /// The text range that scan range `start..end` stands for.
     pub(crate) fn original(&self, start: usize, end: usize) -> (usize, usize) {
-        match &self.origin {
-            None => (start, end),
-            Some(origin) => (origin[start], origin[end]),
+        (self.to_text(start), self.to_text(end))
+    }
+
+    /// The text offset of scan offset `at`.
+    fn to_text(&self, at: usize) -> usize {
+        match self.shifts.partition_point(|&(scan, _)| scan <= at).checked_sub(1) {
+            None => at,
+            Some(index) => {
+                let (scan, text) = self.shifts[index];
+                text + (at - scan)
+            }
         }
     }
 }

@@ -13,17 +13,21 @@
 //! bare run of digits says nothing about what it is). `123/456/78903` is the older Steuernummer of
 //! a tax office, not this number, and is not matched.
 
-use super::{digit_run_end, next_digit, read_groups, standalone};
+use super::{read_groups, standalone};
 use crate::redact::RedactionKind;
+use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
 
-/// Pushes every tax id in `text`: valid ones, and grouped look-alikes.
-pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+/// Pushes every tax id in `text` (its digit `groups` listed): valid ones, and grouped
+/// look-alikes.
+pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     let digit = |_: usize, byte: u8| byte.is_ascii_digit();
     let mut at = 0;
-    while let Some(start) = next_digit(bytes, at) {
-        let run_end = digit_run_end(bytes, start);
+    for &Group { start, end: run_end } in groups {
+        if start < at {
+            continue;
+        }
         at = run_end;
         match run_end - start {
             11 => {

@@ -13,22 +13,27 @@
 //! of the right shape whose key fails is a look-alike when written in groups or with `2A`/`2B`;
 //! fifteen bare digits that fail are left to the other recognizers (a card number, say).
 
-use super::{digit_run_end, next_digit, read_groups, standalone};
+use super::{read_groups, standalone};
 use crate::redact::RedactionKind;
+use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
 
 /// How a NIR may be written: group lengths and whether they are separated by single spaces.
 const LAYOUTS: [(&[usize], bool); 3] = [(&[1, 2, 2, 2, 3, 3, 2], true), (&[15], false), (&[13, 2], true)];
 
-/// Pushes every NIR in `text`: valid ones, and look-alikes written in groups or with `2A`/`2B`.
-pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+/// Pushes every NIR in `text` (its digit `groups` listed): valid ones, and look-alikes written
+/// in groups or with `2A`/`2B`.
+pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     // Digits everywhere, except that the second character of the département may be A or B.
     let allowed =
         |index: usize, byte: u8| byte.is_ascii_digit() || (index == 6 && matches!(byte, b'A' | b'B'));
     let mut at = 0;
-    while let Some(start) = next_digit(bytes, at) {
-        at = digit_run_end(bytes, start);
+    for &Group { start, end } in groups {
+        if start < at {
+            continue;
+        }
+        at = end;
         if !matches!(bytes[start], b'1'..=b'4' | b'7' | b'8') {
             continue;
         }

@@ -1,9 +1,9 @@
 //! National identification numbers: the German tax identification number, the French NIR and
 //! the UK National Insurance number, each with its own check, plus the scanning helpers they share.
 //!
-//! Each recognizer is anchored on runs of ASCII digits, which ordinary prose has few of: a
-//! recognizer skips the text 16 bytes at a time until it meets a digit, then reads the kind's
-//! shape at that run and nowhere else. A finding starts and ends at a token boundary: not next to
+//! Each recognizer is anchored on runs of ASCII digits, which ordinary prose has few of: it walks
+//! the text's digit groups (`digits::groups`, listed once for every number recognizer) and reads
+//! the kind's shape at each and nowhere else. A finding starts and ends at a token boundary: not next to
 //! a letter, a digit or `_`, and not glued to another number by `.`, `,`, `-`, `/` or a leading
 //! `+` (`+12345678903` is a phone number, `3.14159265358` a decimal). The IP recognizers (`ip`)
 //! use the same scanning helpers.
@@ -15,29 +15,6 @@ mod uk_nino;
 pub(crate) use de_tax_id::find as find_de_tax_id;
 pub(crate) use fr_nir::find as find_fr_nir;
 pub(crate) use uk_nino::find as find_uk_nino;
-
-/// The index of the first ASCII digit at or after `from`.
-pub(super) fn next_digit(bytes: &[u8], from: usize) -> Option<usize> {
-    next_matching(bytes, from, u8::is_ascii_digit)
-}
-
-/// The index of the first byte at or after `from` for which `wanted` holds.
-pub(super) fn next_matching(bytes: &[u8], from: usize, wanted: impl Fn(&u8) -> bool) -> Option<usize> {
-    let mut index = from;
-    // Whole 16-byte blocks without a match are skipped with one branch; the fold vectorizes.
-    while let Some(block) = bytes.get(index..index + 16) {
-        if block.iter().fold(false, |any, byte| any | wanted(byte)) {
-            break;
-        }
-        index += 16;
-    }
-    bytes.get(index..)?.iter().position(wanted).map(|offset| index + offset)
-}
-
-/// The end of the run of ASCII digits that starts at `from`.
-pub(super) fn digit_run_end(bytes: &[u8], from: usize) -> usize {
-    bytes.get(from..).map_or(from, |rest| from + rest.iter().take_while(|b| b.is_ascii_digit()).count())
-}
 
 /// Whether the character before byte `start` is a letter, a digit or `_` (Unicode-aware).
 pub(super) fn word_before(text: &str, start: usize) -> bool {
@@ -133,7 +110,7 @@ pub(super) mod tests {
     /// What `find` reports in `text`: each span's text and whether it is valid.
     pub(in crate::redact::national) fn found_by(find: Find, text: &str) -> Vec<(String, bool)> {
         let mut out = Vec::new();
-        find(text, &mut out);
+        find(text, &crate::redact::digits::groups(text), &mut out);
         out.iter().map(|f| (text[f.start..f.end].to_owned(), f.valid)).collect()
     }
 
@@ -148,18 +125,7 @@ pub(super) mod tests {
     }
 
     /// A recognizer's entry point.
-    type Find = fn(&str, &mut Vec<Finding>);
-
-    #[test]
-    fn next_digit_skips_blocks() {
-        let text = format!("{}7 and {}9", "a".repeat(40), "b".repeat(17));
-        let bytes = text.as_bytes();
-        assert_eq!(next_digit(bytes, 0), Some(40));
-        assert_eq!(next_digit(bytes, 41), Some(text.len() - 1));
-        assert_eq!(next_digit(b"no digits here at all, none", 0), None);
-        assert_eq!(next_digit(b"", 0), None);
-        assert_eq!(next_digit(b"12", 5), None);
-    }
+    type Find = fn(&str, &[crate::redact::digits::Group], &mut Vec<Finding>);
 
     #[test]
     fn standalone_boundaries() {
@@ -213,8 +179,8 @@ pub(super) mod tests {
             (find_uk_nino, "AB123456C"),
             (find_uk_nino, "AB 12 34 56 C"),
             (crate::redact::ip::find_ipv4, "192.0.2.55"),
-            (crate::redact::ip::find_ipv6, "2001:db8::55"),
-            (crate::redact::ip::find_ipv6, "::ffff:192.0.2.55"),
+            (|text, _, out| crate::redact::ip::find_ipv6(text, out), "2001:db8::55"),
+            (|text, _, out| crate::redact::ip::find_ipv6(text, out), "::ffff:192.0.2.55"),
         ];
         let apart = [
             ("", ""),
@@ -231,7 +197,7 @@ pub(super) mod tests {
             for (before, after) in apart {
                 let text = format!("{before}{sample}{after}");
                 let mut out = Vec::new();
-                find(&text, &mut out);
+                find(&text, &crate::redact::digits::groups(&text), &mut out);
                 let spans: Vec<&str> =
                     out.iter().filter(|f| f.valid).map(|f| &text[f.start..f.end]).collect();
                 assert_eq!(spans, [sample], "{text:?}");
@@ -239,7 +205,7 @@ pub(super) mod tests {
             for (before, after) in glued {
                 let text = format!("{before}{sample}{after}");
                 let mut out = Vec::new();
-                find(&text, &mut out);
+                find(&text, &crate::redact::digits::groups(&text), &mut out);
                 let spans: Vec<&str> =
                     out.iter().filter(|f| f.valid).map(|f| &text[f.start..f.end]).collect();
                 // Glued, the sample is never taken whole (what is left may still be a value: a
@@ -262,11 +228,11 @@ pub(super) mod tests {
                 find_fr_nir,
                 find_uk_nino,
                 crate::redact::ip::find_ipv4,
-                crate::redact::ip::find_ipv6,
+                |text, _, out| crate::redact::ip::find_ipv6(text, out),
             ];
             for find in finders {
                 let mut out = Vec::new();
-                find(&text, &mut out);
+                find(&text, &crate::redact::digits::groups(&text), &mut out);
                 for finding in out {
                     proptest::prop_assert!(finding.start < finding.end && finding.end <= text.len());
                     proptest::prop_assert!(text.is_char_boundary(finding.start) && text.is_char_boundary(finding.end));

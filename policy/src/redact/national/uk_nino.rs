@@ -14,17 +14,21 @@
 //! together are too common a shape for order numbers and references, and a lower-case `at 12 34 56`
 //! is prose.
 
-use super::{digit_run_end, next_digit, read_groups, standalone};
+use super::{read_groups, standalone};
 use crate::redact::RedactionKind;
+use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
 
-/// Pushes every NINO in `text`, and the look-alikes with a prefix that is never allocated.
-pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let bytes = text.as_bytes();
+/// Pushes every NINO in `text` (its digit `groups` listed), and the look-alikes with a prefix
+/// that is never allocated.
+pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let mut at = 0;
     // The six digits are the anchor: find a run, then look for the prefix just before it.
-    while let Some(digits_start) = next_digit(bytes, at) {
-        at = digit_run_end(bytes, digits_start);
+    for &Group { start: digits_start, end } in groups {
+        if digits_start < at {
+            continue;
+        }
+        at = end;
         if let Some((start, end, prefix)) = shape_at(text, digits_start) {
             out.push(if prefix_allocated(prefix) {
                 Finding::valid(start, end, RedactionKind::UkNino)

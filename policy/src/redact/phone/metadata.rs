@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 
 use phonenumber::metadata::{DATABASE, Descriptor, Metadata};
-use regex::{Regex, RegexBuilder};
+use regex::{Regex, RegexBuilder, RegexSet};
 
 /// A number type's pattern and possible lengths.
 struct Pattern {
@@ -32,8 +32,50 @@ impl Pattern {
         })
     }
 
+    /// Whether a number of this length can match (checked before any regex runs).
+    fn fits_length(&self, national: &str) -> bool {
+        self.lengths.is_empty() || self.lengths.contains(&national.len())
+    }
+
     fn matches(&self, national: &str) -> bool {
-        (self.lengths.is_empty() || self.lengths.contains(&national.len())) && self.regex.is_match(national)
+        self.fits_length(national) && self.regex.is_match(national)
+    }
+}
+
+/// A region's number types (premium rate … mobile) as one pattern per number length: a number
+/// is of some type when the pattern for its length matches, one regex search instead of one per
+/// type.
+struct Types {
+    /// Indexed by the national number's length; `None` where no type has that length.
+    by_length: Vec<Option<Regex>>,
+}
+
+impl Types {
+    fn compile(descriptors: &[&Descriptor]) -> Option<Self> {
+        let longest = descriptors.iter().flat_map(|d| d.possible_length()).map(|&l| usize::from(l)).max();
+        let mut by_length = Vec::new();
+        for length in 0..=longest.unwrap_or(0).max(super::MAX_DIGITS + 2) {
+            let sources: Vec<String> = descriptors
+                .iter()
+                .filter(|d| {
+                    d.possible_length().is_empty()
+                        || d.possible_length().iter().any(|&l| usize::from(l) == length)
+                })
+                .map(|d| format!("(?:{})", d.national_number().as_str()))
+                .collect();
+            by_length.push(match sources.is_empty() {
+                true => None,
+                false => Some(anchored(&sources.join("|"), true)?),
+            });
+        }
+        Some(Self { by_length })
+    }
+
+    fn any_matches(&self, national: &str) -> bool {
+        self.by_length
+            .get(national.len())
+            .and_then(Option::as_ref)
+            .is_some_and(|regex| regex.is_match(national))
     }
 }
 
@@ -41,20 +83,19 @@ impl Pattern {
 pub(super) struct RegionRules {
     /// ISO 3166 code (`"US"`), or `"001"` for non-geographic codes.
     pub(super) id: String,
-    /// The country calling code.
+    /// The country calling code, and its regions once looked up.
     code: u16,
+    calling_code: OnceLock<Arc<CallingCode>>,
     /// Whether it is the main region of its code (`US` for +1), whose parsing rules apply to
     /// numbers written with the code.
     main: bool,
     /// For a region sharing its code: the leading digits that pick it (NANP area codes).
     leading: Option<Regex>,
-    /// Every region of the same code (itself included), looked up on first use.
-    siblings: OnceLock<Vec<Arc<RegionRules>>>,
     trunk: Option<String>,
     prefix_for_parsing: Option<Regex>,
     transform: Option<String>,
     general: Pattern,
-    types: Vec<Pattern>,
+    types: Types,
     /// Leading digits (anchored at the start), whole pattern, and whether the trunk prefix must
     /// be written with numbers of this format.
     formats: Vec<(Option<Regex>, Regex, bool)>,
@@ -91,8 +132,8 @@ impl RegionRules {
         Some(Self {
             id: meta.id().to_owned(),
             code: meta.country_code(),
+            calling_code: OnceLock::new(),
             main: meta.is_main_country_for_code(),
-            siblings: OnceLock::new(),
             leading: match meta.leading_digits() {
                 Some(pattern) => Some(anchored(pattern.as_str(), false)?),
                 None => None,
@@ -106,7 +147,7 @@ impl RegionRules {
             },
             transform: meta.national_prefix_transform_rule().map(str::to_owned),
             general: Pattern::compile(descriptors.general())?,
-            types: types.into_iter().flatten().filter_map(Pattern::compile).collect(),
+            types: Types::compile(&types.into_iter().flatten().collect::<Vec<_>>())?,
             formats,
         })
     }
@@ -147,21 +188,14 @@ impl RegionRules {
     /// number read with the US rules is valid).
     pub(super) fn accepts_national(&self, digits: &str) -> bool {
         let (national, trunk_written) = self.national(digits);
-        let siblings = self.siblings.get_or_init(|| regions_for_code(self.code));
-        siblings
-            .iter()
-            .any(|region| region.is_valid(&national) && (trunk_written || !region.trunk_required(&national)))
-    }
-
-    /// Whether this region can own `national`: it has no leading-digits pattern, or it matches
-    /// (libphonenumber picks a region of a shared code the same way).
-    fn may_own(&self, national: &str) -> bool {
-        self.leading.as_ref().is_none_or(|leading| leading.is_match(national))
+        self.calling_code.get_or_init(|| CallingCode::of(self.code)).any_owner(&national, |region| {
+            region.is_valid(&national) && (trunk_written || !region.trunk_required(&national))
+        })
     }
 
     /// Whether the national significant number is a valid number of this region.
     fn is_valid(&self, national: &str) -> bool {
-        self.general.matches(national) && self.types.iter().any(|pattern| pattern.matches(national))
+        self.general.matches(national) && self.types.any_matches(national)
     }
 
     /// Whether this region's format for `national` writes the trunk prefix, without saying it
@@ -194,9 +228,63 @@ pub(super) fn region(id: &str) -> Option<Arc<RegionRules>> {
     compiled
 }
 
-/// Every region of a calling code, compiled.
-fn regions_for_code(code: u16) -> Vec<Arc<RegionRules>> {
-    DATABASE.region(&code).unwrap_or_default().into_iter().filter_map(region).collect()
+/// The regions of one calling code, and which of them may own a national number: as
+/// libphonenumber picks a region of a shared code, a region with a leading-digits pattern owns
+/// only the numbers it matches (the NANP's area codes), one without owns any.
+struct CallingCode {
+    regions: Vec<Arc<RegionRules>>,
+    /// The leading-digits patterns of the regions that have one, searched in one pass;
+    /// `leading_of[i]` is the index in `regions` of pattern `i`.
+    leading: RegexSet,
+    leading_of: Vec<usize>,
+}
+
+impl CallingCode {
+    /// The regions of `code`, compiled on first use and kept.
+    fn of(code: u16) -> Arc<CallingCode> {
+        static CODES: LazyLock<RwLock<HashMap<u16, Arc<CallingCode>>>> = LazyLock::new(Default::default);
+        if let Some(found) = CODES.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&code) {
+            return found.clone();
+        }
+        let regions: Vec<Arc<RegionRules>> =
+            DATABASE.region(&code).unwrap_or_default().into_iter().filter_map(region).collect();
+        let with_leading: Vec<(usize, &Regex)> = regions
+            .iter()
+            .enumerate()
+            .filter_map(|(index, region)| region.leading.as_ref().map(|leading| (index, leading)))
+            .collect();
+        // Each pattern already compiled alone, so the set compiles too; a set that does not
+        // (it never should) leaves only the regions without a pattern as owners.
+        let leading = RegexSet::new(with_leading.iter().map(|(_, leading)| leading.as_str()))
+            .unwrap_or_else(|_| RegexSet::empty());
+        let leading_of = match leading.is_empty() {
+            true => Vec::new(),
+            false => with_leading.iter().map(|(index, _)| *index).collect(),
+        };
+        let compiled = Arc::new(CallingCode { regions, leading, leading_of });
+        CODES.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(code, compiled.clone());
+        compiled
+    }
+
+    /// The main region of the code (whose parsing rules apply to international numbers).
+    fn main(&self) -> Option<&Arc<RegionRules>> {
+        self.regions.iter().find(|region| region.main).or(self.regions.first())
+    }
+
+    /// Whether `accepts` holds for a region that may own `national`: first the regions without
+    /// a leading-digits pattern, then, only if none accepted, those whose pattern matches.
+    fn any_owner(&self, national: &str, mut accepts: impl FnMut(&RegionRules) -> bool) -> bool {
+        if self.regions.iter().filter(|region| region.leading.is_none()).any(|region| accepts(region)) {
+            return true;
+        }
+        !self.leading.is_empty()
+            && self.regions.iter().any(|region| region.general.fits_length(national))
+            && self
+                .leading
+                .matches(national)
+                .iter()
+                .any(|matched| accepts(&self.regions[self.leading_of[matched]]))
+    }
 }
 
 /// Whether `digits` (country code first, no `+`) is a valid international number: the code's
@@ -204,12 +292,10 @@ fn regions_for_code(code: u16) -> Vec<Arc<RegionRules>> {
 pub(super) fn is_valid_international(digits: &str) -> bool {
     (1..=3).filter(|&length| digits.len() > length).any(|length| {
         let Ok(code) = digits[..length].parse::<u16>() else { return false };
-        let regions = regions_for_code(code);
-        let Some(main) = regions.iter().find(|region| region.main).or(regions.first()) else {
-            return false;
-        };
+        let code = CallingCode::of(code);
+        let Some(main) = code.main() else { return false };
         let (national, _) = main.national(&digits[length..]);
-        regions.iter().filter(|region| region.may_own(&national)).any(|region| region.is_valid(&national))
+        code.any_owner(&national, |region| region.is_valid(&national))
     })
 }
 

@@ -20,6 +20,11 @@
 //! - a run that fails as a whole is tried as shorter runs of whole groups, so a valid number next
 //!   to a stray one is still found, but the look-alikes of other kinds (an SSN's 3-2-4 shape, a
 //!   card's 4-4-4-4) block it: see `finding`.
+//!
+//! What keeps it cheap on pages full of numbers: candidates start only at the text's digit groups
+//! (`digits::groups`); groups whose neighbours within two separators hold fewer than 7 digits are
+//! passed over whole; a window inside a longer finding of the recognizers that ran before (a card,
+//! an address: `finding::Claims`) is not validated, since it would lose to that finding.
 
 use std::fmt;
 use std::str::FromStr;
@@ -29,7 +34,8 @@ use phonenumber::country::Id;
 
 use metadata::RegionRules;
 
-use super::finding::Finding;
+use super::digits::Group;
+use super::finding::{Claims, Finding};
 use super::kind::RedactionKind;
 
 mod metadata;
@@ -106,26 +112,35 @@ impl PhoneRegions {
         Ok(Self { regions: regions.into() })
     }
 
-    /// Reports every phone number in `text`.
-    pub(crate) fn find(&self, text: &str, out: &mut Vec<Finding>) {
+    /// Reports every phone number in `text`, whose digit groups are `digit_groups`.
+    /// A window inside a longer span of `claims` (a card, an address) is not validated: it would
+    /// lose to that span when the findings are settled.
+    pub(crate) fn find(&self, text: &str, digit_groups: &[Group], claims: &Claims, out: &mut Vec<Finding>) {
         let bytes = text.as_bytes();
         let mut groups = Vec::new();
         let mut index = 0;
-        while index < bytes.len() {
-            // Only a digit, `+` or `(` can start a candidate: skip to the next one.
-            match bytes[index..].iter().position(|b| b.is_ascii_digit() || matches!(b, b'+' | b'(')) {
-                Some(offset) => index += offset,
-                None => break,
+        for (at, run) in digit_groups.iter().enumerate() {
+            if run.start < index {
+                continue;
             }
-            match candidate_at(text, index, &mut groups) {
-                Some(candidate) => {
-                    index = candidate.end.max(index + 1);
-                    let digits: usize = groups.iter().map(|(start, end)| end - start).sum();
-                    if digits >= MIN_DIGITS {
-                        self.check(text, &candidate, &groups, out);
-                    }
+            // The groups a candidate here could join (one or two separators apart) hold too few
+            // digits for a number: most numbers on a page end here, and so do their groups.
+            let (chain_end, chain_digits) = chain(bytes, digit_groups, at);
+            if chain_digits < MIN_DIGITS {
+                index = chain_end;
+                continue;
+            }
+            // A candidate starts at a `+` or `(` right before digits, or at the digits.
+            let lead = run.start.checked_sub(1).filter(|&at| at >= index && matches!(bytes[at], b'+' | b'('));
+            let candidate = lead
+                .and_then(|at| candidate_at(text, at, &mut groups))
+                .or_else(|| candidate_at(text, run.start, &mut groups));
+            if let Some(candidate) = candidate {
+                index = candidate.end;
+                let digits: usize = groups.iter().map(|(start, end)| end - start).sum();
+                if digits >= MIN_DIGITS {
+                    self.check(text, &candidate, &groups, claims, out);
                 }
-                None => index += 1,
             }
         }
     }
@@ -133,7 +148,14 @@ impl PhoneRegions {
     /// Tries the candidate whole, then shorter runs of whole groups: dropping groups at the end,
     /// and, for a national candidate, starting after a space (never inside parentheses or after
     /// a `+` country code, where the rest would be read as another country's number).
-    fn check(&self, text: &str, candidate: &Candidate, groups: &[(usize, usize)], out: &mut Vec<Finding>) {
+    fn check(
+        &self,
+        text: &str,
+        candidate: &Candidate,
+        groups: &[(usize, usize)],
+        claims: &Claims,
+        out: &mut Vec<Finding>,
+    ) {
         let bytes = text.as_bytes();
         let mut first = 0;
         while first < groups.len() {
@@ -155,6 +177,7 @@ impl PhoneRegions {
                     (shortest.max(first)..groups.len())
                         .rev()
                         .filter(|&last| (MIN_DIGITS..=MAX_DIGITS + 2).contains(&digits_to(last)))
+                        .filter(|&last| !claims.covers(start, groups[last].1))
                         .find_map(|last| {
                             self.valid(text, start, groups[last].1, first == 0 && candidate.international)
                                 .map(|end| (last, end))
@@ -195,6 +218,23 @@ impl PhoneRegions {
         };
         valid.then(|| end + extension_length(&text[end..]))
     }
+}
+
+/// The end of the digit groups from `groups[first]` on that are one or two separator bytes
+/// apart, and how many digits they hold: at least what any candidate among them can hold.
+fn chain(bytes: &[u8], groups: &[Group], first: usize) -> (usize, usize) {
+    let mut last = first;
+    let mut digits = groups[first].len();
+    while let Some(next) = groups.get(last + 1)
+        && next.start - groups[last].end <= 2
+        && bytes[groups[last].end..next.start]
+            .iter()
+            .all(|b| matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')'))
+    {
+        last += 1;
+        digits += next.len();
+    }
+    (groups[last].end, digits)
 }
 
 /// A run of digit groups that may be a phone number.
@@ -291,7 +331,8 @@ mod tests {
 
     fn phones(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
-        PhoneRegions::default().find(text, &mut out);
+        let groups = crate::redact::digits::groups(text);
+        PhoneRegions::default().find(text, &groups, &Claims::new(&[]), &mut out);
         out.iter().map(|f| &text[f.start..f.end]).collect()
     }
 
@@ -318,6 +359,7 @@ mod tests {
             ("+33123456789", "+33123456789"),
             ("phone: +81-3-1486-1474)", "+81-3-1486-1474"),
             ("+1-303-432-8410-x5127 ok", "+1-303-432-8410-x5127"),
+            ("Jane (030 1234567)", "(030 1234567"),
         ] {
             assert_eq!(phones(text), vec![phone], "{text}");
         }
@@ -340,6 +382,7 @@ mod tests {
             "prevista per il 08/27/2026 (92 account)",
             "el 2025-07-20 (98 cuentas)",
             "host 10.120.30.40",
+            "Stand 2024 (3865 Konten)",
         ] {
             assert_eq!(phones(text), Vec::<&str>::new(), "{text}");
         }

@@ -10,8 +10,12 @@ use regex::Regex;
 use super::{CONTEXT, MAX_GROUPS};
 
 /// Dates, year ranges and dotted quads are not phone numbers, and neither is a run that holds a
-/// date with a four-digit year (`08/27/2026 (92`).
+/// date with a four-digit year (`08/27/2026 (92`), nor one whose parenthesis opens after digits
+/// and never closes (`2024 (386 accounts)`: an area code in parentheses is closed, `(030) 1234`).
 pub(super) fn not_a_phone_shape(span: &str) -> bool {
+    if span.rfind('(').is_some_and(|open| open > 0 && !span[open..].contains(')')) {
+        return true;
+    }
     let groups = Groups::of(span);
     if groups.holds_date() {
         return true;
@@ -177,5 +181,10 @@ pub(super) fn extension_length(after: &str) -> usize {
         Regex::new(r"^(?i-u),?[ -]?(?:ext\.?|extension|x|#)[ -]?[0-9]{1,6}\b")
             .expect("the extension pattern is valid")
     });
+    // Most numbers are followed by something else: look for the marker before running the regex.
+    let marked = after.bytes().take(3).any(|b| matches!(b | 0x20, b'e' | b'x') || b == b'#');
+    if !marked {
+        return 0;
+    }
     EXTENSION.find(after).map_or(0, |found| found.end())
 }
