@@ -8,9 +8,9 @@
 
 use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
+use gateway::app::shutdown::Shutdown;
 use gateway::config::Config;
 use gateway::llm::{ChatRequest, LlmClient, LlmConfig, Message};
-use gateway::shutdown::Shutdown;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use std::net::SocketAddr;

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use criterion::{Criterion, criterion_group, criterion_main};
 use gateway::config::Config;
-use gateway::secrets::SecretRef;
+use gateway::config::secrets::SecretRef;
 use gateway::sso::identity::Identity;
 use gateway::sso::{Sso, bearer, oidc};
 use gateway::store::SledStore;
@@ -32,8 +32,11 @@ fn session_cookie(criterion: &mut Criterion) {
         groups: vec!["eng".into(), "ops".into()],
         name: None,
     };
-    let tokens =
-        oidc::Tokens { claims: None, refresh_token: None, expires_at: gateway::clock::unix_now() + 3600 };
+    let tokens = oidc::Tokens {
+        claims: None,
+        refresh_token: None,
+        expires_at: gateway::support::clock::unix_now() + 3600,
+    };
     let id = sso.create_session(identity, &tokens).expect("session");
     let cookie = format!("theme=dark; toolgate={}", sso.keys.seal("toolgate", &id));
     let mut headers = http::HeaderMap::new();
@@ -61,7 +64,7 @@ fn bearer_token(criterion: &mut Criterion) {
     .expect("jwk");
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
     header.kid = Some("k1".into());
-    let now = gateway::clock::unix_now();
+    let now = gateway::support::clock::unix_now();
     let claims = serde_json::json!({"iss": "https://idp.example", "aud": "toolgate", "sub": "alice", "exp": now + 3600, "nbf": now, "groups": ["eng"]});
     let token =
         jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref()))

@@ -6,9 +6,9 @@
 use super::{ApiError, Caller, csrf, json};
 use crate::approvals::{ApprovalError, ApprovalRecord};
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::{IdleTimeout, ProxyBody};
 use crate::config::Site;
-use crate::request_id::RequestId;
+use crate::http::body::{IdleTimeout, ProxyBody};
+use crate::http::request_id::RequestId;
 use crate::state::Gateway;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
@@ -66,7 +66,7 @@ pub async fn respond(
                 )
             })?;
             let groups = caller.identity.as_ref().map(|identity| identity.groups.clone()).unwrap_or_default();
-            let now = crate::clock::unix_now();
+            let now = crate::support::clock::unix_now();
             let decided = gateway
                 .approvals
                 .decide(id, caller.user_id(), &groups, decision.approve, &decision.comment, now)

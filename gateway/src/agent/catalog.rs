@@ -8,10 +8,10 @@
 use super::{ApiError, Caller, csrf, json};
 use crate::approvals::FormTarget;
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::ProxyBody;
 use crate::config::Site;
+use crate::http::body::ProxyBody;
+use crate::http::request_id::RequestId;
 use crate::inventory::{EntryKind, Inventory, Observation, Sighting, sha256_hex};
-use crate::request_id::RequestId;
 use crate::state::Gateway;
 use crate::store::StoreError;
 use http::{Request, Response, StatusCode, header};
@@ -138,7 +138,7 @@ async fn read_report(
         )
     };
     // A sender that stalls mid-body is cut off like any other upload.
-    let body = crate::body::IdleTimeout::new(request.into_body(), idle);
+    let body = crate::http::body::IdleTimeout::new(request.into_body(), idle);
     let bytes = Limited::new(body, MAX_CATALOG_BYTES)
         .collect()
         .await
@@ -215,7 +215,7 @@ fn decide(
             };
             // An approval-gated form: the proxy checks agent-marked submissions to its action.
             if let ("ask_approval", Some(target)) = (decision, tool.form_target()) {
-                gateway.gated_forms.register(site.id.as_str(), &target, crate::clock::unix_now());
+                gateway.gated_forms.register(site.id.as_str(), &target, crate::support::clock::unix_now());
             }
             counter("tool", decision);
             entry(&tool.name, decision, reason)
@@ -319,7 +319,7 @@ fn observe_all(
     user: &str,
     report: &CatalogReport,
 ) -> Vec<(Seen, Result<Observation, StoreError>)> {
-    let now = crate::clock::unix_now();
+    let now = crate::support::clock::unix_now();
     let tools = report.tools.iter().map(|tool| {
         let seen = Seen {
             kind: EntryKind::Tool,

@@ -16,9 +16,9 @@ mod sse;
 mod turn;
 mod turn_endpoints;
 
-use crate::body::ProxyBody;
 use crate::config::Site;
-use crate::request_id::RequestId;
+use crate::http::body::ProxyBody;
+use crate::http::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::session::SessionId;
 use crate::state::Gateway;
@@ -100,7 +100,7 @@ pub async fn handle(
 
 /// A request the gateway refused before the agent API saw it (not signed in, not allowed on the
 /// site, sign-in or audit unavailable), as the API's JSON error with the same status and reason.
-pub fn refusal(error: crate::errors::ProxyError) -> Response<ProxyBody> {
+pub fn refusal(error: crate::http::errors::ProxyError) -> Response<ProxyBody> {
     let message = match error.status() {
         StatusCode::UNAUTHORIZED => "not signed in: reload the page to sign in again",
         StatusCode::FORBIDDEN => "you may not use this site",
@@ -142,7 +142,7 @@ mod tests {
 
     #[tokio::test]
     async fn refusals_are_json_with_the_status_and_reason() {
-        let response = refusal(crate::errors::ProxyError::Unauthenticated);
+        let response = refusal(crate::http::errors::ProxyError::Unauthenticated);
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
         assert_eq!(response.headers()["x-toolgate-reason"], "unauthenticated");

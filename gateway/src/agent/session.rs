@@ -3,8 +3,8 @@
 //! (`?tool=a&tool=b&context=c`, e.g. the ones in the page it was loaded with) are visible.
 
 use super::{Caller, catalog, csrf, json};
-use crate::body::ProxyBody;
 use crate::config::Site;
+use crate::http::body::ProxyBody;
 use crate::state::Gateway;
 use http::{Response, StatusCode};
 use policy::{ContextDecision, ContextName, ToolRef};

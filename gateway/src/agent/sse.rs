@@ -4,7 +4,7 @@
 //! When the browser goes away the body is dropped, every later send fails, and the turn stops
 //! (dropping its model stream, which cancels the model call).
 
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use bytes::Bytes;
 use http::Response;
 use serde::Serialize;
@@ -128,6 +128,6 @@ impl EventSender {
 
 /// A new event stream: the sender for the turn, and the response for the browser.
 pub fn channel() -> (EventSender, Response<ProxyBody>) {
-    let (sender, response) = crate::body::event_stream();
+    let (sender, response) = crate::http::body::event_stream();
     (EventSender(sender), response)
 }

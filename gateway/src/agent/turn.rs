@@ -15,7 +15,7 @@ use crate::audit::event::{AuditEvent, EventKind};
 use crate::http::hex;
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
 use crate::metrics::Metrics;
-use crate::turns::{Owner, ToolOutcome};
+use crate::state::turns::{Owner, ToolOutcome};
 use policy::{PolicyView, ToolDecision};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -169,7 +169,7 @@ async fn handle_call(
     results: &mut mpsc::Receiver<ToolOutcome>,
     scope: &mut policy::Placeholders,
 ) -> String {
-    let call_id = format!("{}-{}", turn.id, hex(&crate::random::random_bytes::<6>()));
+    let call_id = format!("{}-{}", turn.id, hex(&crate::support::random::random_bytes::<6>()));
     let Some(exposed) = turn.prepared.names.get(&call.name) else {
         // The model named a tool it was never offered (a denied one, or an invention).
         let reason = "this tool is not available to you";
@@ -254,7 +254,7 @@ async fn approve(
     approver: policy::Approver,
     events: &EventSender,
 ) -> Result<String, String> {
-    let now = crate::clock::unix_now();
+    let now = crate::support::clock::unix_now();
     let binding = Binding {
         user: turn.owner.user.clone(),
         session: turn.owner.session.clone(),

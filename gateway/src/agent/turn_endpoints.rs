@@ -10,12 +10,12 @@ use super::sse::{self, TurnEvent, Withheld};
 use super::turn::{self, TurnContext};
 use super::{ApiError, Caller, csrf, json};
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::{IdleTimeout, ProxyBody};
 use crate::config::Site;
+use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::hex;
-use crate::request_id::RequestId;
+use crate::http::request_id::RequestId;
 use crate::state::Gateway;
-use crate::turns::{Owner, Refusal, ToolOutcome};
+use crate::state::turns::{Owner, Refusal, ToolOutcome};
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -76,12 +76,12 @@ pub async fn start(
         .as_ref()
         .and_then(|identity| identity.name.clone())
         .unwrap_or_else(|| caller.user_id().to_owned());
-    let boundary = hex(&crate::random::random_bytes::<12>());
+    let boundary = hex(&crate::support::random::random_bytes::<12>());
     let prepared =
         prompt::prepare(&view, site.id.as_str(), &user_name, &body.message, &tools, &contexts, &boundary);
 
     let owner = owner(gateway, site, caller);
-    let turn_id = hex(&crate::random::random_bytes::<12>());
+    let turn_id = hex(&crate::support::random::random_bytes::<12>());
     let limits = &gateway.config.agent;
     let (guard, results) = gateway
         .turns

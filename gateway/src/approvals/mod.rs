@@ -21,10 +21,10 @@ pub use form_approval::FormSubmission;
 pub use gated_forms::{GatedForms, reported_target};
 pub use record::{ApprovalRecord, ApprovalState, Approver, Binding, FormTarget};
 
-use crate::clock::unix_now;
 use crate::inventory::{canonical_json, sha256_hex};
-use crate::random::random_bytes;
 use crate::store::{Store, Table};
+use crate::support::clock::unix_now;
+use crate::support::random::random_bytes;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::sync::Arc;

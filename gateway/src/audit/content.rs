@@ -3,8 +3,8 @@
 //! number and name, with an expiry. The chained record holds only the keyed digest, so removing
 //! expired content never breaks verification, and the digest proves what the text was.
 
-use crate::clock::unix_now as now;
 use crate::store::{Store, StoreError, Table};
+use crate::support::clock::unix_now as now;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;

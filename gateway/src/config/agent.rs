@@ -3,7 +3,7 @@
 
 use super::LlmConfig;
 use super::{raw, values};
-use crate::secrets::SecretRef;
+use crate::config::secrets::SecretRef;
 use std::time::Duration;
 use toml::Spanned;
 

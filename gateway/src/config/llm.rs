@@ -1,7 +1,7 @@
 //! Where the language model lives and how long the gateway waits for it. The lead's config
 //! parser builds an [`LlmConfig`] from the `[llm]` table; tests build one by hand.
 
-use crate::secrets::SecretRef;
+use crate::config::secrets::SecretRef;
 use std::time::Duration;
 use url::Url;
 

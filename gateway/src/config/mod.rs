@@ -4,6 +4,8 @@
 //! collecting every semantic problem with its line and key instead of stopping at the first.
 //! Secrets never live in this file (later issues read them from files or the environment).
 
+pub mod secrets;
+
 mod agent;
 mod dashboard;
 mod forms;
@@ -21,7 +23,7 @@ pub use problem::{ConfigError, Problem};
 pub use sso::{ClaimNames, SsoConfig};
 pub use tls::{ClientIdentity, ServerTls, TlsVersion, UpstreamTls};
 
-use crate::secrets::SecretRef;
+use crate::config::secrets::SecretRef;
 use http::uri::{Authority, Scheme};
 use ipnet::IpNet;
 use problem::LineIndex;

@@ -2,7 +2,7 @@
 //! names, session lifetime and the key rings for session cookies and upstream assertions.
 
 use super::{raw, values};
-use crate::secrets::SecretRef;
+use crate::config::secrets::SecretRef;
 use jsonwebtoken::Algorithm;
 use std::time::Duration;
 use toml::Spanned;

@@ -6,8 +6,8 @@
 use super::form::Form;
 use super::{Context, respond};
 use crate::approvals::{ApprovalRecord, Approver};
-use crate::approver_api::{self, DecideFailure};
-use crate::body::ProxyBody;
+use crate::approvals_http::api::{self, DecideFailure};
+use crate::http::body::ProxyBody;
 use dashboard::{ApprovalRow, ApprovalsData, Nav, Notice};
 use http::{Response, StatusCode};
 
@@ -37,7 +37,7 @@ pub(super) async fn decide(context: &Context<'_>, id: &str, form: &Form) -> Resp
         "deny" => false,
         _ => return respond::error(StatusCode::BAD_REQUEST, "No decision", "Press approve or deny."),
     };
-    let outcome = approver_api::decide_and_audit(
+    let outcome = api::decide_and_audit(
         context.gateway,
         &context.caller.identity,
         id,

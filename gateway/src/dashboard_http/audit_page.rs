@@ -6,7 +6,7 @@ use super::{Context, respond};
 use crate::audit::chain::Record;
 use crate::audit::event::EventKind;
 use crate::audit::query::{self, Filter};
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use crate::store::Table;
 use dashboard::{AuditData, AuditQuery, AuditRow, Nav, RecordData};
 use http::{Response, StatusCode};

@@ -1,7 +1,7 @@
 //! Reading a dashboard form: `application/x-www-form-urlencoded`, at most 1 MiB (a policy
 //! document is the largest field), read under the body idle timeout.
 
-use crate::body::IdleTimeout;
+use crate::http::body::IdleTimeout;
 use http::{Request, StatusCode, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;

@@ -6,7 +6,7 @@
 use super::form::Form;
 use super::policies::{self, Refusal};
 use super::{Context, respond};
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use crate::inventory::{EntryKind, InventoryEntry};
 use dashboard::rules::{Effect, GeneratedRule};
 use dashboard::{InventoryData, InventoryRow, InventorySite, Nav, Notice};

@@ -19,10 +19,10 @@ mod policies;
 mod respond;
 
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::ProxyBody;
 use crate::config::DashboardConfig;
-use crate::forwarding::{self, ClientInfo};
-use crate::request_id::RequestId;
+use crate::http::body::ProxyBody;
+use crate::http::client::{ClientInfo, browser_scheme};
+use crate::http::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::{self, SessionFailure, Sso};
 use crate::state::Gateway;
@@ -84,7 +84,7 @@ pub async fn handle(
     request_id: &RequestId,
 ) -> Response<ProxyBody> {
     let trusted = gateway.is_trusted_proxy(client.peer);
-    let secure = forwarding::browser_scheme(request.headers(), client, trusted) == "https";
+    let secure = browser_scheme(request.headers(), client, trusted) == "https";
     let path = request.uri().path().to_owned();
     if path.starts_with("/.toolgate/") {
         return match sso::login::site_host(sso, request, secure).await {
@@ -102,7 +102,7 @@ pub async fn handle(
     let session = match sso.session(request.headers(), secure).await {
         Ok(session) => session,
         Err(SessionFailure::Unavailable) => {
-            return respond::proxy_error(crate::errors::ProxyError::SsoUnavailable, request_id);
+            return respond::proxy_error(crate::http::errors::ProxyError::SsoUnavailable, request_id);
         }
         Err(SessionFailure::Missing) => {
             let origin = sso::login::request_origin(&request, secure).unwrap_or_default();
@@ -211,4 +211,4 @@ async fn post(context: &Context<'_>, path: &str, form: &Form) -> Response<ProxyB
     }
 }
 
-pub(crate) use crate::clock::utc;
+pub(crate) use crate::support::clock::utc;

@@ -4,7 +4,7 @@
 use super::access::{Need, allows};
 use super::{Context, respond};
 use crate::audit::query::Filter;
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use crate::store::Table;
 use dashboard::{Nav, OverviewData, SiteRow};
 use http::{Response, StatusCode};
@@ -17,7 +17,7 @@ const DENIAL_WINDOW: u64 = 5_000;
 /// `GET /`.
 pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
     let gateway = context.gateway;
-    let now = crate::clock::unix_now();
+    let now = crate::support::clock::unix_now();
     let site_ids: Vec<String> = gateway.config.sites.iter().map(|site| site.id.to_string()).collect();
     let (traffic, decisions) = gateway.dashboard.activity.series(&gateway.metrics, &site_ids, now);
     let requests = gateway.metrics.totals_by("toolgate_requests_total", "site");

@@ -2,7 +2,7 @@
 //! context the inventory knows of comes out as, and why — the policy engine's own explanation.
 
 use super::{Context, respond};
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use crate::inventory::EntryKind;
 use dashboard::{DecisionRow, Nav, PermissionsData, PermissionsResult};
 use http::{Response, StatusCode};

@@ -9,9 +9,9 @@
 use super::form::Form;
 use super::{Context, respond};
 use crate::audit::event::EventKind;
-use crate::body::ProxyBody;
-use crate::clock::unix_now;
-use crate::policy_versions::{PolicyVersion, PolicyVersions, SaveError};
+use crate::http::body::ProxyBody;
+use crate::policy_store::versions::{PolicyVersion, PolicyVersions, SaveError};
+use crate::support::clock::unix_now;
 use dashboard::{DiffLine, Editor, Nav, Notice, PoliciesData, PolicySource, VersionData, VersionRow};
 use http::{Response, StatusCode};
 use policy::Policy;
@@ -276,7 +276,9 @@ fn current_text(context: &Context<'_>) -> String {
 
 /// The policy text when the store does not hold it: the file as it is now, or the embedded text.
 fn text_outside_store(context: &Context<'_>) -> String {
-    crate::policy_reload::source_text(&context.gateway.config).map(|(text, _)| text).unwrap_or_default()
+    crate::policy_store::reload::source_text(&context.gateway.config)
+        .map(|(text, _)| text)
+        .unwrap_or_default()
 }
 
 fn source(context: &Context<'_>, version: u64) -> PolicySource {

@@ -2,9 +2,9 @@
 //! all, styles only from its own stylesheet), never framed, never cached; refusals as pages
 //! that carry no admin data.
 
-use crate::body::{self, ProxyBody};
-use crate::errors::{ProxyError, error_response};
-use crate::request_id::RequestId;
+use crate::http::body::{self, ProxyBody};
+use crate::http::errors::{ProxyError, error_response};
+use crate::http::request_id::RequestId;
 use http::{HeaderValue, Response, StatusCode, header};
 
 /// No scripts, no plugins, no framing; forms post only to the dashboard itself.

@@ -90,7 +90,7 @@ pub async fn sample_periodically(
     loop {
         tokio::select! {
             () = &mut shutdown => return,
-            _ = ticker.tick() => dashboard.activity.record(&metrics, crate::clock::unix_now()),
+            _ = ticker.tick() => dashboard.activity.record(&metrics, crate::support::clock::unix_now()),
         }
     }
 }

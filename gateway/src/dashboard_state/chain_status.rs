@@ -18,7 +18,7 @@ pub struct ChainCache {
 impl ChainCache {
     /// The last outcome, verifying again first when it is missing or older than [`MAX_AGE`].
     pub async fn recent(&self, audit: &Arc<AuditLog>) -> ChainStatus {
-        let now = crate::clock::unix_now();
+        let now = crate::support::clock::unix_now();
         let cached = self.last.lock().unwrap_or_else(PoisonError::into_inner).clone();
         match cached {
             Some((at, status)) if now.saturating_sub(at) < MAX_AGE => status,
@@ -32,8 +32,8 @@ impl ChainCache {
         let checked =
             tokio::task::spawn_blocking(move || crate::audit::verify::verify(audit.store(), audit.key()))
                 .await;
-        let now = crate::clock::unix_now();
-        let checked_at = crate::clock::utc(now);
+        let now = crate::support::clock::unix_now();
+        let checked_at = crate::support::clock::utc(now);
         let status = match checked {
             Ok(Ok(Ok(verified))) => ChainStatus::Verified { records: verified.records, checked_at },
             Ok(Ok(Err(broken))) => {

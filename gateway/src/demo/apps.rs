@@ -15,7 +15,7 @@ pub use helpdesk::Helpdesk;
 pub use tasks::TaskBoard;
 pub use travel::TravelSearch;
 
-use crate::body::{self, ProxyBody};
+use crate::http::body::{self, ProxyBody};
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Limited};

@@ -6,10 +6,10 @@ pub mod apps;
 pub mod idp;
 pub mod model;
 
+use crate::app::shutdown::Shutdown;
 use crate::config::Config;
-use crate::secrets::SecretRef;
-use crate::shutdown::Shutdown;
-use crate::{app, telemetry};
+use crate::config::secrets::SecretRef;
+use crate::{app, app::telemetry};
 use anyhow::Context as _;
 use apps::{DemoApp, ExpenseForm, Helpdesk, TaskBoard, TravelSearch};
 use base64::Engine as _;
@@ -71,7 +71,7 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
     let port = listener.local_addr()?.port();
     let admin_listener = TcpListener::bind(("127.0.0.1", 0)).await?;
 
-    let client_secret = URL_SAFE_NO_PAD.encode(crate::random::random_bytes::<24>());
+    let client_secret = URL_SAFE_NO_PAD.encode(crate::support::random::random_bytes::<24>());
     let client = idp::DevClient {
         client_id: DEMO_CLIENT_ID.into(),
         client_secret: client_secret.clone(),

@@ -1,7 +1,7 @@
 //! Small answers: JSON that no cache keeps and no browser sniffs (the one builder for every JSON
 //! API), and plain text (the admin listener's probes and refusals).
 
-use crate::body::{self, ProxyBody};
+use crate::http::body::{self, ProxyBody};
 use http::{HeaderValue, Response, StatusCode, header};
 
 /// `value` as the body of a `status` response, `no-store` and `nosniff`.

@@ -4,6 +4,13 @@
 //! This room may use `http`, `serde_json`, the response body type and the standard library only; it knows no handler, no state and no
 //! configuration, so anything in the gateway can use it without a cycle.
 
+pub mod body;
+pub mod client;
+pub mod content_type;
+pub mod errors;
+pub mod pages;
+pub mod request_id;
+
 mod answer;
 mod bearer;
 mod hex;

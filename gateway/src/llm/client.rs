@@ -95,7 +95,7 @@ impl LlmClient {
         connector.set_connect_timeout(Some(config.connect_timeout));
         connector.set_keepalive(Some(Duration::from_secs(60)));
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(crate::upstream::client_tls_config())
+            .with_tls_config(crate::net::upstream::client_tls_config())
             .https_or_http()
             .enable_http1()
             .wrap_connector(connector);

@@ -8,15 +8,15 @@
 use super::{ApiError, authenticate, calls, request, response, site_scope, stream};
 use crate::audit::AuditLog;
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::{IdleTimeout, ProxyBody};
+use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::hex;
+use crate::http::request_id::RequestId;
 use crate::llm::{ChatResponse, LlmClient, LlmError, Usage};
 use crate::metrics::Metrics;
-use crate::request_id::RequestId;
 use crate::sso::Sso;
 use crate::sso::identity::Identity;
 use crate::state::Gateway;
-use crate::turns::{Owner, Refusal};
+use crate::state::turns::{Owner, Refusal};
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -88,7 +88,7 @@ pub async fn respond(
     let limits = &gateway.config.agent;
     let owner =
         Owner { user: identity.user.clone(), session: "openai-api".into(), site: site.id.to_string() };
-    let id = format!("chatcmpl-{}", hex(&crate::random::random_bytes::<12>()));
+    let id = format!("chatcmpl-{}", hex(&crate::support::random::random_bytes::<12>()));
     let (guard, _results) = gateway
         .turns
         .start(id.clone(), owner, limits.max_concurrent_turns, limits.tokens_per_hour)
@@ -111,7 +111,7 @@ pub async fn respond(
 
     let exchange = Exchange {
         id,
-        created: crate::clock::unix_now(),
+        created: crate::support::clock::unix_now(),
         model: llm.model().to_owned(),
         site: site.id.to_string(),
         site_origin: sso.site_origin(&site.host),

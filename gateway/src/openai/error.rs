@@ -4,7 +4,7 @@
 //! timeout → 504, busy → 429.
 
 use super::response;
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use crate::llm::LlmError;
 use http::{HeaderValue, Response, StatusCode, header};
 

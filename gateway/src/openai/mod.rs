@@ -16,9 +16,9 @@ mod response;
 mod stream;
 
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::ProxyBody;
 use crate::config::Site;
-use crate::request_id::RequestId;
+use crate::http::body::ProxyBody;
+use crate::http::request_id::RequestId;
 use crate::sso::Sso;
 use crate::sso::bearer::BearerError;
 use crate::sso::identity::Identity;

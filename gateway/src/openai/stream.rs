@@ -10,7 +10,7 @@
 
 use super::completion::{Exchange, tokens};
 use super::{ApiError, calls, response};
-use crate::body::ProxyBody;
+use crate::http::body::ProxyBody;
 use crate::llm::{ChatEvent, ChatRequest, ChatStream, ToolCall, Usage};
 use bytes::Bytes;
 use http::{Response, StatusCode};
@@ -35,7 +35,7 @@ pub async fn start(
             return Err(ApiError::from_llm(&error));
         }
     };
-    let (sender, response) = crate::body::event_stream();
+    let (sender, response) = crate::http::body::event_stream();
     tokio::spawn(async move {
         let client = Client(sender);
         let outcome = relay(&exchange, model, &client, include_usage, started).await;

@@ -3,8 +3,8 @@
 //! headers. The public keys are served at `/.toolgate/jwks.json` on every host.
 
 use super::identity::Identity;
-use crate::random::random_bytes;
-use crate::secrets::SecretRef;
+use crate::config::secrets::SecretRef;
+use crate::support::random::random_bytes;
 use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -27,7 +27,7 @@ const MAX_CACHED: usize = 100_000;
 pub enum AssertionKeyError {
     /// The secret could not be read.
     #[error("sso.assertion_keys: {0}")]
-    Secret(#[from] crate::secrets::SecretError),
+    Secret(#[from] crate::config::secrets::SecretError),
     /// Not a PKCS#8 PEM P-256 private key.
     #[error(
         "sso.assertion_keys: {0} is not a PKCS#8 PEM P-256 key (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256)"

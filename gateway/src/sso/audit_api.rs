@@ -6,8 +6,8 @@
 
 use crate::audit::AuditLog;
 use crate::audit::query::{self, Filter};
-use crate::body::{self, ProxyBody};
-use crate::errors::ProxyError;
+use crate::http::body::{self, ProxyBody};
+use crate::http::errors::ProxyError;
 use crate::sso::identity::Identity;
 use http::header::{self, HeaderValue};
 use http::{Response, StatusCode};

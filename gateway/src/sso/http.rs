@@ -43,7 +43,7 @@ impl IdpHttp {
         http.enforce_http(false);
         http.set_connect_timeout(Some(Duration::from_secs(5)));
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(crate::upstream::client_tls_config())
+            .with_tls_config(crate::net::upstream::client_tls_config())
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);

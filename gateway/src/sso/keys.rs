@@ -2,8 +2,8 @@
 //! cookies during a rotation) and derives CSRF tokens (HMAC-SHA256). The first key seals; every
 //! key opens. Keys are 32 random bytes, base64, read from secret references.
 
-use crate::random::random_bytes;
-use crate::secrets::SecretRef;
+use crate::config::secrets::SecretRef;
+use crate::support::random::random_bytes;
 use aws_lc_rs::{aead, hmac};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -18,7 +18,7 @@ const NONCE_LENGTH: usize = aead::NONCE_LEN;
 pub enum KeyError {
     /// A secret could not be read.
     #[error("sso.session_keys: {0}")]
-    Secret(#[from] crate::secrets::SecretError),
+    Secret(#[from] crate::config::secrets::SecretError),
     /// A key is not 32 bytes of base64.
     #[error("sso.session_keys: {0} is not 32 bytes of base64 (make one with `openssl rand -base64 32`)")]
     Malformed(String),

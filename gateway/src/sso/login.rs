@@ -10,12 +10,12 @@ use super::oidc::OidcError;
 use super::session::{self, Handoff, PendingLogin};
 use super::{SessionFailure, Sso, return_url};
 use crate::audit::event::{AuditEvent, EventKind};
-use crate::body::{self, ProxyBody};
-use crate::clock::unix_now;
-use crate::errors::ProxyError;
-use crate::forwarding;
-use crate::pages::{escape_html, page};
+use crate::http::body::{self, ProxyBody};
+use crate::http::client::{request_authority, request_host};
+use crate::http::errors::ProxyError;
+use crate::http::pages::{escape_html, page};
 use crate::store::Table;
+use crate::support::clock::unix_now;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::header::{self, HeaderValue};
@@ -124,7 +124,8 @@ pub fn login_redirect(
     let existing = cookies::read(headers, CookieKind::Pending, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed))
         .and_then(|bind| String::from_utf8(bind).ok());
-    let bind = existing.unwrap_or_else(|| URL_SAFE_NO_PAD.encode(crate::random::random_bytes::<16>()));
+    let bind =
+        existing.unwrap_or_else(|| URL_SAFE_NO_PAD.encode(crate::support::random::random_bytes::<16>()));
     let sealed = sso.keys.seal(CookieKind::Pending.purpose(), bind.as_bytes());
     let location = format!(
         "{}/.toolgate/login?{}",
@@ -247,7 +248,7 @@ fn handoff_redirect(
     path: String,
     bind: String,
 ) -> Result<Response<ProxyBody>, ProxyError> {
-    let ticket = URL_SAFE_NO_PAD.encode(crate::random::random_bytes::<32>());
+    let ticket = URL_SAFE_NO_PAD.encode(crate::support::random::random_bytes::<32>());
     let handoff = Handoff {
         session: session::to_hex(id),
         origin: origin.clone(),
@@ -267,7 +268,7 @@ fn handoff(sso: &Sso, request: &Request<Incoming>, secure: bool) -> Result<Respo
         .map_err(|_| ProxyError::SsoUnavailable)?
         .ok_or(ProxyError::LoginFailed)?;
     // The ticket is for this site and for the browser that started the sign-in here.
-    let this_origin = forwarding::request_host(request).map(|host| sso.site_origin(&host));
+    let this_origin = request_host(request).map(|host| sso.site_origin(&host));
     let bind = cookies::read(request.headers(), CookieKind::Pending, secure)
         .and_then(|sealed| sso.keys.open(CookieKind::Pending.purpose(), &sealed));
     if this_origin.as_deref() != Some(handoff.origin.as_str())
@@ -366,7 +367,7 @@ fn oidc_failure(error: OidcError) -> ProxyError {
 
 /// `scheme://host[:port]` as the browser addressed this request (for the `Origin` check only).
 pub(crate) fn request_origin<B>(request: &Request<B>, secure: bool) -> Option<String> {
-    let authority = forwarding::request_authority(request)?;
+    let authority = request_authority(request)?;
     Some(format!("{}://{}", if secure { "https" } else { "http" }, authority.to_ascii_lowercase()))
 }
 

@@ -24,9 +24,9 @@ pub mod oidc;
 pub mod return_url;
 pub mod session;
 
-use crate::clock::unix_now;
 use crate::config::{Config, SsoConfig};
 use crate::store::{Store, StoreError, Table};
+use crate::support::clock::unix_now;
 use ::http::HeaderMap;
 use assertion::{AssertionKeyError, AssertionSigner};
 use cookies::CookieKind;
@@ -42,7 +42,7 @@ use std::sync::Arc;
 pub enum SsoStartError {
     /// The client secret could not be read.
     #[error("sso.client_secret: {0}")]
-    Secret(#[from] crate::secrets::SecretError),
+    Secret(#[from] crate::config::secrets::SecretError),
     /// The session keys are unusable.
     #[error(transparent)]
     Keys(#[from] KeyError),
@@ -172,7 +172,7 @@ impl Sso {
     /// Creates a session for a verified sign-in.
     pub fn create_session(&self, identity: Identity, tokens: &oidc::Tokens) -> Result<SessionId, StoreError> {
         let now = unix_now();
-        let id = crate::random::random_bytes::<32>();
+        let id = crate::support::random::random_bytes::<32>();
         let record = SessionRecord {
             identity,
             created_at: now,

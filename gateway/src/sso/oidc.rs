@@ -4,8 +4,8 @@
 //! refetch at most once per `sso.key_refetch_interval`.
 
 use super::http::IdpHttp;
-use crate::clock::unix_now;
 use crate::config::SsoConfig;
+use crate::support::clock::unix_now;
 use jsonwebtoken::Algorithm;
 use openidconnect::core::{
     CoreAuthenticationFlow, CoreClient, CoreJwsSigningAlgorithm, CoreProviderMetadata,

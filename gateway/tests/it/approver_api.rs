@@ -26,7 +26,7 @@ fn json_of(answer: &Answer) -> Value {
 async fn an_approver_decides_a_pending_call_and_the_waiting_turn_learns_it() {
     let world = World::start().await;
     let approvals = world.gateway.state.approvals.clone();
-    let now = gateway::clock::unix_now();
+    let now = gateway::support::clock::unix_now();
     let args = canonical_args(&json!({"amount": 1500, "invoice": "INV-7"}));
     let binding = Binding {
         user: "ivan".into(),

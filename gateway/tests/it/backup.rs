@@ -3,11 +3,11 @@
 //! streamed backup restores, and a cut or tampered one changes nothing; the admin endpoint wants
 //! POST, a loopback peer and the token; a stopped store is read directly.
 
-use gateway::admin_backup::TOKEN_FILE;
+use gateway::admin::backup::TOKEN_FILE;
+use gateway::app::shutdown::Shutdown;
 use gateway::app::{self, Running};
 use gateway::audit::event::{AuditEvent, EventKind};
 use gateway::config::Config;
-use gateway::shutdown::Shutdown;
 use gateway::store::Table;
 use gateway::store::backup::MAGIC;
 use std::path::{Path, PathBuf};

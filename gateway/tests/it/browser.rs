@@ -4,7 +4,7 @@
 
 use crate::cdp::{STANDARD_FLAGS, chromium_path};
 use crate::harness::{self, reply, upstream};
-use gateway::shutdown::Shutdown;
+use gateway::app::shutdown::Shutdown;
 use std::process::Command;
 
 /// What Chromium saw: the DOM after scripts ran, and its console log.

@@ -12,8 +12,8 @@
 use crate::cdp::{Browser, Page};
 use crate::panel::{panel, panel_until};
 use crate::runtime::until;
+use gateway::app::shutdown::Shutdown;
 use gateway::demo::Demo;
-use gateway::shutdown::Shutdown;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 

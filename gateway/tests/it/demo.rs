@@ -3,7 +3,7 @@
 //! the demo policy.
 
 use crate::cdp::{Browser, Page};
-use gateway::shutdown::Shutdown;
+use gateway::app::shutdown::Shutdown;
 use serde_json::Value;
 
 /// Names of the `<tool>`, `<context>` and `<form toolname>` elements in the HTML the gateway

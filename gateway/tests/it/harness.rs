@@ -2,10 +2,10 @@
 //! HTTP/1.1 client. No mocks of our own code: every test crosses real sockets.
 
 use bytes::Bytes;
+use gateway::app::shutdown::Shutdown;
 use gateway::app::{self, Running};
-use gateway::body::{self, BoxError, ProxyBody};
 use gateway::config::Config;
-use gateway::shutdown::Shutdown;
+use gateway::http::body::{self, BoxError, ProxyBody};
 use http::{HeaderMap, Request, Response};
 use http_body::{Body, Frame};
 use http_body_util::{BodyExt, Full};

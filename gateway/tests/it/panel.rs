@@ -12,8 +12,8 @@
 use crate::cdp::{Browser, Page};
 use crate::harness::{self, reply, upstream};
 use crate::runtime::until;
+use gateway::app::shutdown::Shutdown;
 use gateway::demo::Demo;
-use gateway::shutdown::Shutdown;
 use serde_json::{Value, json};
 
 /// The panel's host element; its closed shadow root is `root` in the expressions below.

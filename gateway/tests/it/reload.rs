@@ -228,7 +228,7 @@ async fn an_in_process_reload_is_audited_and_names_what_needs_a_restart() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let admin = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let gateway =
-        gateway::app::start(config, listener, admin, gateway::shutdown::Shutdown::new()).expect("start");
+        gateway::app::start(config, listener, admin, gateway::app::shutdown::Shutdown::new()).expect("start");
 
     let next = config_file(&[("tasks", "app.test", second.address)]).replace(":memory:", "elsewhere");
     std::fs::write(&config_path, next).expect("config");

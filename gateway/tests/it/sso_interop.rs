@@ -5,9 +5,9 @@
 
 use crate::harness::{self, Answer, Seen, reply, send, upstream};
 use bytes::Bytes;
+use gateway::app::shutdown::Shutdown;
 use gateway::app::{self, Running};
 use gateway::config::Config;
-use gateway::shutdown::Shutdown;
 use http::{Method, Request, StatusCode};
 use http_body_util::Full;
 use std::collections::HashMap;

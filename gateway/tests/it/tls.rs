@@ -4,9 +4,9 @@
 
 use crate::harness::{self, reply, upstream};
 use bytes::Bytes;
+use gateway::app::shutdown::Shutdown;
 use gateway::app::{self, Running};
 use gateway::config::Config;
-use gateway::shutdown::Shutdown;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls_pki_types::{CertificateDer, ServerName};

@@ -2,8 +2,8 @@
 //! turns it into the `submit_expense` tool at the gateway.
 
 use super::{DemoApp, STYLE, plain, with_type};
-use crate::body::{self, ProxyBody};
-use crate::pages::escape_html;
+use crate::http::body::{self, ProxyBody};
+use crate::http::pages::escape_html;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use std::sync::Mutex;
 
@@ -39,7 +39,7 @@ impl ExpenseForm {
             })
             .collect();
         // Like many legacy apps, this one protects its inline script with a per-response nonce.
-        let nonce = format!("{:016x}", u64::from_le_bytes(crate::random::random_bytes()));
+        let nonce = format!("{:016x}", u64::from_le_bytes(crate::support::random::random_bytes()));
         let page = EXPENSES_PAGE.replace("{{CLAIMS}}", &items).replace("{{NONCE}}", &nonce);
         (page, nonce)
     }

@@ -3,7 +3,7 @@
 //! `filter` and `select` tools).
 
 use super::{DemoApp, STYLE, plain, with_type};
-use crate::body::{self, ProxyBody};
+use crate::http::body::{self, ProxyBody};
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde::Serialize;
 use std::sync::Mutex;

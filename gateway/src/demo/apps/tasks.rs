@@ -1,8 +1,8 @@
 //! The VOIX task board: `<tool>` and `<context>` elements in its HTML, handlers in its script.
 
 use super::{DemoApp, STYLE, plain, with_type};
-use crate::body::{self, ProxyBody};
-use crate::pages::escape_html;
+use crate::http::body::{self, ProxyBody};
+use crate::http::pages::escape_html;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;

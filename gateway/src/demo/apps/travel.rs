@@ -3,7 +3,7 @@
 //! the early-preview `navigator.modelContext.provideContext`; the server only answers JSON.
 
 use super::{DemoApp, STYLE, plain, with_type};
-use crate::body::{self, ProxyBody};
+use crate::http::body::{self, ProxyBody};
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;

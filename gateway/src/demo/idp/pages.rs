@@ -3,7 +3,7 @@
 //! this is a development provider, not a real sign-in.
 
 use super::users::DemoUser;
-use crate::pages::escape_html;
+use crate::http::pages::escape_html;
 use std::fmt::Write as _;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}\

@@ -478,7 +478,7 @@ fn parameters_follow_oauth_rules() {
 #[test]
 fn escape_html_escapes_markup_and_quotes() {
     assert_eq!(
-        crate::pages::escape_html(r#"<a href="x">'&'</a>"#),
+        crate::http::pages::escape_html(r#"<a href="x">'&'</a>"#),
         "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
     );
 }

@@ -16,7 +16,7 @@ mod words;
 #[cfg(test)]
 mod tests;
 
-use crate::body::{self, ProxyBody};
+use crate::http::body::{self, ProxyBody};
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body::{Body, Frame};

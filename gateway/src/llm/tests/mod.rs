@@ -4,8 +4,8 @@
 mod dialects;
 
 use super::*;
+use crate::config::secrets::SecretRef;
 use crate::demo::model::{StandIn, StandInOptions};
-use crate::secrets::SecretRef;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;

@@ -1,0 +1,115 @@
+//! The admin listener: `/healthz` (the process is alive), `/readyz` (it accepts traffic; 503
+//! while draining), `/metrics` (Prometheus), `/inventory` (the tool inventory as JSON) and
+//! `POST /backup` (`admin_backup.rs`: loopback and token only). It binds a separate address
+//! that is never exposed to users.
+
+pub mod backup;
+
+use crate::http::body::ProxyBody;
+use crate::http::text;
+use crate::state::Gateway;
+use backup::BackupAccess;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// Serves the admin endpoints until `shutdown` resolves. The backup token is written before
+/// this returns (not when the future first runs), so it exists once the gateway has started.
+pub fn serve(
+    gateway: Arc<Gateway>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> impl Future<Output = ()> {
+    let backups = Arc::new(BackupAccess::prepare(&gateway.config.store));
+    accept(gateway, listener, shutdown, backups)
+}
+
+async fn accept(
+    gateway: Arc<Gateway>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+    backups: Arc<BackupAccess>,
+) {
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!(error = %error, "admin accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => {
+                backups.withdraw();
+                return;
+            }
+        };
+        let gateway = gateway.clone();
+        let backups = backups.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |request| {
+                let gateway = gateway.clone();
+                let backups = backups.clone();
+                async move {
+                    Ok::<_, Infallible>(if request.uri().path() == "/backup" {
+                        backup::handle(&gateway, &backups, peer, &request).await
+                    } else {
+                        respond(&gateway, &request)
+                    })
+                }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(std::time::Duration::from_secs(5))
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
+    if request.method() != Method::GET {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
+    }
+    match request.uri().path() {
+        "/healthz" => text(StatusCode::OK, "ok\n"),
+        "/readyz" if gateway.is_draining() => text(StatusCode::SERVICE_UNAVAILABLE, "draining\n"),
+        "/readyz" => text(StatusCode::OK, "ready\n"),
+        "/metrics" => {
+            let mut response = text(StatusCode::OK, gateway.metrics.render());
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            );
+            response
+        }
+        "/inventory" => inventory(gateway, request),
+        _ => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// `GET /inventory[?site=<id>]`: the tool inventory as JSON (`{"entries": [...]}`), for the
+/// dashboard and for operators.
+fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
+    let site = request.uri().query().and_then(|query| {
+        url::form_urlencoded::parse(query.as_bytes()).find(|(key, _)| key == "site").map(|(_, value)| value)
+    });
+    match gateway.inventory.list(site.as_deref()) {
+        Ok(entries) => {
+            let body = serde_json::json!({ "entries": entries }).to_string();
+            let mut response = text(StatusCode::OK, body);
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+        Err(error) => {
+            tracing::warn!(error = %error, "inventory unreadable");
+            text(StatusCode::SERVICE_UNAVAILABLE, "inventory unavailable\n")
+        }
+    }
+}

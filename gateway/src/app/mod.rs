@@ -1,0 +1,196 @@
+//! Starting and stopping a whole gateway on listeners the caller bound: the user-facing
+//! server and the admin server, sharing one state and one shutdown signal. The binary, the
+//! demo and the integration tests all start gateways through here.
+
+pub mod listener;
+pub mod reload;
+pub mod shutdown;
+pub mod telemetry;
+
+use crate::admin;
+use crate::app::shutdown::Shutdown;
+use crate::audit::digest::DigestKey;
+use crate::audit::{AuditLog, AuditStartError};
+use crate::config::{Config, StoreLocation};
+use crate::metrics::Metrics;
+use crate::net::tls::{self, TlsError};
+use crate::net::upstream::UpstreamClients;
+use crate::policy_store::reload::{PolicyHandle, PolicyLoadError};
+use crate::sso::{Sso, SsoStartError};
+use crate::state::{Clients, Gateway};
+use crate::store::{SledStore, Store, StoreError};
+use reload::Reloader;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// A started gateway.
+pub struct Running {
+    /// Where users connect.
+    pub address: SocketAddr,
+    /// Where health checks and Prometheus connect.
+    pub admin_address: SocketAddr,
+    /// Triggering it stops accepting and drains.
+    pub shutdown: Shutdown,
+    /// The gateway's state as started (the dashboard and tests reach approvals, inventory…
+    /// here; those are shared with every reloaded version, the configuration is not).
+    pub state: Arc<Gateway>,
+    /// Reloads the configuration, policy and certificate (what SIGHUP does), and knows the
+    /// gateway in force.
+    pub reloader: Arc<Reloader>,
+    server: JoinHandle<()>,
+    admin: JoinHandle<()>,
+}
+
+/// Why a gateway could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The TLS certificate or key is unusable.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// The policy file is unreadable or invalid.
+    #[error(transparent)]
+    Policy(#[from] PolicyLoadError),
+    /// The store cannot be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Single sign-on cannot start (secrets, keys).
+    #[error(transparent)]
+    Sso(#[from] SsoStartError),
+    /// The audit log cannot start (damaged store, unreadable key).
+    #[error(transparent)]
+    Audit(#[from] AuditStartError),
+    /// The audit key could not be read.
+    #[error("audit.key: {0}")]
+    AuditKey(#[from] crate::config::secrets::SecretError),
+    /// The model client cannot be built (its API key is unreadable).
+    #[error("llm: {0}")]
+    Llm(#[from] crate::llm::LlmError),
+}
+
+/// How often expired sessions, logins, tickets and captured audit texts are removed.
+const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl Running {
+    /// Waits until the gateway has stopped (after the shutdown signal fired and it drained).
+    pub async fn stopped(self) {
+        let _ = self.server.await;
+        self.shutdown.trigger();
+        let _ = self.admin.await;
+    }
+
+    /// Fires the shutdown signal and waits for the drain.
+    pub async fn stop(self) {
+        self.shutdown.trigger();
+        self.stopped().await;
+    }
+}
+
+/// Starts serving on the given listeners.
+pub fn start(
+    config: Config,
+    listener: TcpListener,
+    admin_listener: TcpListener,
+    shutdown: Shutdown,
+) -> Result<Running, StartError> {
+    let certificate = config.server.tls.as_ref().map(tls::ServerCertificate::load).transpose()?.map(Arc::new);
+    let tls = match (&certificate, &config.server.tls) {
+        (Some(certificate), Some(settings)) => {
+            Some(tls::acceptor(certificate.clone(), settings.min_version)?)
+        }
+        _ => None,
+    };
+    let upstreams = UpstreamClients::new(&config)?;
+    let metrics = Metrics::new();
+    let store = open_store(&config.store)?;
+    let audit =
+        Arc::new(AuditLog::start(store.clone(), audit_key(&config, store.as_ref())?, metrics.clone())?);
+    let initial = crate::policy_store::versions::in_force_at_start(&config, &store)?;
+    let policy = Arc::new(PolicyHandle::new(initial, &config, metrics.clone(), audit.clone()));
+    let address = listener.local_addr().unwrap_or(config.server.listen);
+    let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
+    let sso = match &config.sso {
+        Some(settings) => {
+            Some(Arc::new(Sso::new(&config, settings, store.clone(), audit.clone(), metrics.clone())?))
+        }
+        None => {
+            tracing::warn!("insecure_no_sso: single sign-on is OFF; every request reaches sites anonymously");
+            None
+        }
+    };
+    let clients = Clients { upstreams, llm: config.llm.clone().map(crate::llm::LlmClient::new).transpose()? };
+    let gateway = Arc::new(Gateway::new(config, clients, metrics, policy, sso.clone(), audit, store.clone()));
+    tokio::spawn(sweep_periodically(store.clone(), sso, gateway.approvals.clone(), shutdown.wait()));
+    let reloader = Arc::new(Reloader::new(gateway.clone(), store.clone(), certificate));
+    // One SIGHUP stream drives every reload; it is registered before `start` returns.
+    tokio::spawn(reloader.clone().watch(reload::hangup_signal(), shutdown.wait()));
+    if gateway.config.dashboard.is_some() {
+        tokio::spawn(crate::dashboard_state::sample_periodically(
+            gateway.dashboard.clone(),
+            gateway.metrics.clone(),
+            shutdown.wait(),
+        ));
+    }
+    let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
+    let server = tokio::spawn(listener::serve(reloader.live(), listener, tls, shutdown.wait()));
+    Ok(Running { address, admin_address, shutdown, state: gateway, reloader, server, admin })
+}
+
+/// Removes expired sign-in records, old approvals and captured audit texts, until shutdown.
+async fn sweep_periodically(
+    store: Arc<dyn Store>,
+    sso: Option<Arc<Sso>>,
+    approvals: Arc<crate::approvals::Approvals>,
+    shutdown: impl Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    let mut ticker = tokio::time::interval(SWEEP_INTERVAL);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => return,
+            _ = ticker.tick() => {
+                let (store, sso, approvals) = (store.clone(), sso.clone(), approvals.clone());
+                let sweep = move || -> Result<usize, StoreError> {
+                    let signed_in = sso.map(|sso| sso.sweep()).transpose()?.unwrap_or(0);
+                    // Approvals stay an hour past their expiry (for the dashboard), then go.
+                    let approvals = approvals.sweep(crate::support::clock::unix_now()).map_err(|error| StoreError(error.to_string()))?;
+                    Ok(signed_in + approvals + crate::audit::content::sweep(store.as_ref())?)
+                };
+                match tokio::task::spawn_blocking(sweep).await {
+                    Ok(Ok(removed)) if removed > 0 => tracing::info!(removed, "expired records removed"),
+                    Ok(Ok(_)) => {}
+                    Ok(Err(error)) => tracing::error!(error = %error, "store sweep failed"),
+                    Err(error) => tracing::error!(error = %error, "store sweep panicked"),
+                }
+            }
+        }
+    }
+}
+
+/// Opens the store the configuration names.
+pub fn open_store(location: &StoreLocation) -> Result<Arc<dyn Store>, StoreError> {
+    Ok(match location {
+        StoreLocation::Directory(path) => Arc::new(SledStore::open(path)?),
+        StoreLocation::Memory => Arc::new(SledStore::temporary()?),
+    })
+}
+
+/// The audit key: the configured secret, else one generated on first start and kept in the
+/// store (so digests stay comparable across restarts; configure a key to keep it apart from the
+/// log it protects).
+pub fn audit_key(config: &Config, store: &dyn Store) -> Result<DigestKey, StartError> {
+    if let Some(reference) = &config.audit.key {
+        return Ok(DigestKey::new(reference.read()?.as_bytes()));
+    }
+    const GENERATED: &[u8] = b"audit.generated_key";
+    if let Some(key) = store.get(crate::store::Table::Meta, GENERATED)? {
+        return Ok(DigestKey::new(&key));
+    }
+    let key = crate::support::random::random_bytes::<32>();
+    store.put(crate::store::Table::Meta, GENERATED, &key)?;
+    store.flush()?;
+    tracing::warn!("no audit.key configured: generated one and kept it in the store");
+    Ok(DigestKey::new(&key))
+}

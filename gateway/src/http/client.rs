@@ -1,0 +1,52 @@
+//! What the gateway knows about a request's client and address: the connection it came on
+//! (`ClientInfo`), the host it is for, and the scheme the browser used (believing forwarding
+//! headers only from trusted proxies).
+
+use http::Request;
+use http::header::{self, HeaderMap};
+use std::net::IpAddr;
+
+/// What the gateway saw of the client connection.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientInfo {
+    /// The peer address of the TCP connection.
+    pub peer: IpAddr,
+    /// Whether the connection to the gateway was TLS.
+    pub tls: bool,
+}
+
+/// The host the request is for: the URI authority (HTTP/2, absolute-form) or the `Host`
+/// header, lower-cased and without port.
+pub fn request_host<B>(request: &Request<B>) -> Option<String> {
+    let authority = request_authority(request)?;
+    let authority: http::uri::Authority = authority.parse().ok()?;
+    Some(authority.host().trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// The authority as the browser wrote it (port included), for URLs the page will use.
+pub fn request_authority<B>(request: &Request<B>) -> Option<String> {
+    if let Some(authority) = request.uri().authority() {
+        return Some(authority.as_str().to_owned());
+    }
+    let value = request.headers().get(header::HOST)?.to_str().ok()?;
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+/// The scheme the browser used, as far as the gateway can tell.
+pub fn browser_scheme(headers: &HeaderMap, client: ClientInfo, trusted: bool) -> &'static str {
+    if trusted {
+        match single_token(headers, "x-forwarded-proto") {
+            Some("https") => return "https",
+            Some("http") => return "http",
+            _ => {}
+        }
+    }
+    if client.tls { "https" } else { "http" }
+}
+
+/// The first comma-separated token of a header, if any.
+pub(crate) fn single_token<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let value = headers.get(name)?.to_str().ok()?;
+    let first = value.split(',').next()?.trim();
+    (!first.is_empty()).then_some(first)
+}

@@ -1,0 +1,150 @@
+//! The pooled clients that talk to internal sites, and how their failures are classified.
+//!
+//! One client per distinct TLS setting: sites without `[sites.<id>.tls]` share the default one
+//! (rustls with the system's roots), sites with equal settings share theirs (`tls::upstream`).
+//! HTTP/1.1 over plain TCP or TLS, connections pooled per upstream. The connect timeout lives
+//! in the connector; the time-to-headers timeout wraps each request here. Bodies are bounded
+//! only by idle time.
+
+use crate::config::{Config, SiteId, Timeouts};
+use crate::http::body::{BoxError, IdleTimeout, ProxyBody};
+use crate::http::errors::ProxyError;
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// The clients for every site of one configuration (rebuilt, files re-read, when it reloads).
+#[derive(Clone)]
+pub struct UpstreamClients {
+    default: UpstreamClient,
+    by_site: HashMap<SiteId, UpstreamClient>,
+}
+
+impl UpstreamClients {
+    /// Builds the default client and one per distinct `[sites.<id>.tls]`, reading the CA
+    /// bundles and client certificates those name.
+    pub fn new(config: &Config) -> Result<Self, crate::net::tls::TlsError> {
+        let default = UpstreamClient::new(config.timeouts, client_tls_config());
+        let mut distinct: HashMap<&crate::config::UpstreamTls, UpstreamClient> = HashMap::new();
+        let mut by_site = HashMap::new();
+        for site in &config.sites {
+            let Some(tls) = &site.tls else { continue };
+            let client = match distinct.get(tls) {
+                Some(client) => client.clone(),
+                None => {
+                    let tls_config = crate::net::tls::upstream::client_config(&site.id, tls)?;
+                    let client = UpstreamClient::new(config.timeouts, tls_config);
+                    distinct.insert(tls, client.clone());
+                    client
+                }
+            };
+            by_site.insert(site.id.clone(), client);
+        }
+        Ok(Self { default, by_site })
+    }
+
+    /// Sends a request to `site`'s upstream through that site's client (see `UpstreamClient::send`).
+    pub async fn send(
+        &self,
+        site: &SiteId,
+        request: Request<ProxyBody>,
+    ) -> Result<Response<ProxyBody>, ProxyError> {
+        self.by_site.get(site).unwrap_or(&self.default).send(request).await
+    }
+}
+
+/// One pooled client.
+#[derive(Clone)]
+pub struct UpstreamClient {
+    client: Client<HttpsConnector<HttpConnector>, ProxyBody>,
+    timeouts: Timeouts,
+}
+
+impl UpstreamClient {
+    /// Builds a client that speaks TLS with `tls`.
+    pub fn new(timeouts: Timeouts, tls: rustls::ClientConfig) -> Self {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(timeouts.upstream_connect));
+        http.set_keepalive(Some(Duration::from_secs(60)));
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
+        let client = Client::builder(TokioExecutor::new())
+            .timer(TokioTimer::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .pool_max_idle_per_host(256)
+            .build(connector);
+        Self { client, timeouts }
+    }
+
+    /// Sends a request and waits for the response headers, bounded by the time-to-headers
+    /// timeout. The response body is wrapped in the idle timeout.
+    pub async fn send(&self, request: Request<ProxyBody>) -> Result<Response<ProxyBody>, ProxyError> {
+        let response = tokio::time::timeout(self.timeouts.upstream_headers, self.client.request(request))
+            .await
+            .map_err(|_elapsed| ProxyError::UpstreamHeadersTimeout)?
+            .map_err(|error| classify(&error))?;
+        Ok(response.map(|body| idle_body(body, self.timeouts.body_idle)))
+    }
+}
+
+/// Wraps an incoming body in the idle timeout and boxes it.
+pub fn idle_body(body: Incoming, idle: Duration) -> ProxyBody {
+    use http_body_util::BodyExt;
+    IdleTimeout::new(body, idle).boxed_unsync()
+}
+
+/// TLS settings for outgoing connections (sites and the identity provider): the system's roots.
+pub fn client_tls_config() -> rustls::ClientConfig {
+    let tls = rustls::ClientConfig::builder_with_provider(crate::net::tls::crypto_provider())
+        .with_safe_default_protocol_versions()
+        .map(|builder| builder.with_root_certificates(crate::net::tls::system_roots()).with_no_client_auth());
+    match tls {
+        Ok(config) => config,
+        // The default provider always supports the default protocol versions.
+        Err(error) => unreachable!("aws-lc-rs supports TLS 1.2 and 1.3: {error}"),
+    }
+}
+
+/// Maps a client error to the reason the user and the metrics see.
+fn classify(error: &hyper_util::client::legacy::Error) -> ProxyError {
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut saw_dns = false;
+    while let Some(error) = current {
+        if error.is::<rustls::Error>() {
+            return ProxyError::UpstreamTls;
+        }
+        saw_dns |= error.to_string().starts_with("dns error");
+        current = match error.downcast_ref::<std::io::Error>() {
+            Some(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return ProxyError::UpstreamRefused;
+            }
+            Some(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                return ProxyError::UpstreamConnectTimeout;
+            }
+            // `io::Error::source` skips the error it wraps; the wrapped error is what tells a
+            // TLS failure (tokio-rustls wraps `rustls::Error`) from a network one.
+            Some(io) => match io.get_ref() {
+                Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+                None => std::error::Error::source(io),
+            },
+            None => error.source(),
+        };
+    }
+    if saw_dns || error.is_connect() { ProxyError::UpstreamUnreachable } else { ProxyError::UpstreamProtocol }
+}
+
+/// Turns a body error into the reason label used for a stream cut short.
+pub fn body_error_reason(error: &BoxError) -> &'static str {
+    if error.is::<crate::http::body::BodyIdle>() { "body_idle" } else { "body_error" }
+}

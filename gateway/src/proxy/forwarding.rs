@@ -1,0 +1,259 @@
+//! Headers on the way through: hop-by-hop stripping (both directions), the `X-Forwarded-*`
+//! headers the gateway builds, and the `Accept-Encoding` it asks upstreams for.
+//!
+//! Client-sent forwarding headers are believed only from configured trusted proxies; from
+//! anyone else they are dropped and rebuilt from what the gateway itself saw.
+
+use crate::http::client::{ClientInfo, single_token};
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+
+/// Headers that describe one connection, never the message (RFC 9110 §7.6.1), plus the legacy
+/// `Proxy-Connection` and `Keep-Alive`. `Proxy-Authorization` is a credential meant for us.
+const HOP_BY_HOP: [HeaderName; 8] = [
+    header::CONNECTION,
+    HeaderName::from_static("keep-alive"),
+    HeaderName::from_static("proxy-connection"),
+    header::PROXY_AUTHENTICATE,
+    header::PROXY_AUTHORIZATION,
+    header::TE,
+    header::TRAILER,
+    header::TRANSFER_ENCODING,
+];
+
+/// Forwarding headers a client could spoof; rebuilt by the gateway.
+const FORWARDING: [&str; 5] =
+    ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"];
+
+/// Removes hop-by-hop headers, including every header the `Connection` header names.
+/// `Upgrade` is removed too; the WebSocket path puts back what it needs.
+pub fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    let named: Vec<HeaderName> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .filter_map(|token| HeaderName::from_bytes(token.trim().as_bytes()).ok())
+        .collect();
+    for name in named {
+        headers.remove(name);
+    }
+    for name in &HOP_BY_HOP {
+        headers.remove(name);
+    }
+    headers.remove(header::UPGRADE);
+}
+
+/// Sets `X-Forwarded-For/Proto/Host`. From a trusted proxy the chain is extended and its proto
+/// and host are kept; from anyone else every client-sent forwarding header is replaced.
+pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool, host: &str) {
+    let peer = client.peer.to_string();
+    let our_proto = if client.tls { "https" } else { "http" };
+    if trusted {
+        let chain: Vec<&str> =
+            headers.get_all("x-forwarded-for").iter().filter_map(|value| value.to_str().ok()).collect();
+        let forwarded_for = if chain.is_empty() { peer } else { format!("{}, {peer}", chain.join(", ")) };
+        let proto = single_token(headers, "x-forwarded-proto")
+            .filter(|proto| *proto == "http" || *proto == "https")
+            .unwrap_or(our_proto)
+            .to_owned();
+        let forwarded_host = single_token(headers, "x-forwarded-host").unwrap_or(host).to_owned();
+        insert(headers, "x-forwarded-for", &forwarded_for);
+        insert(headers, "x-forwarded-proto", &proto);
+        insert(headers, "x-forwarded-host", &forwarded_host);
+    } else {
+        // Every spelling, `_` for `-` included (some frameworks map one to the other).
+        let spoofed: Vec<HeaderName> = headers
+            .keys()
+            .filter(|name| FORWARDING.contains(&name.as_str().replace('_', "-").as_str()))
+            .cloned()
+            .collect();
+        for name in spoofed {
+            headers.remove(name);
+        }
+        insert(headers, "x-forwarded-for", &peer);
+        insert(headers, "x-forwarded-proto", our_proto);
+        insert(headers, "x-forwarded-host", host);
+    }
+}
+
+/// Identity headers the gateway sets; clients may never send them, in any spelling.
+const IDENTITY_HEADERS: [&str; 4] =
+    ["x-forwarded-user", "x-forwarded-email", "x-forwarded-groups", "x-toolgate-assertion"];
+
+/// Removes every client-sent identity header: any case, `_` for `-`, repeated, and anything
+/// in the gateway's own `x-toolgate-` namespace. Frameworks that map `_` to `-` (CGI, WSGI)
+/// must not see a spoofed `X_Forwarded_User` either.
+pub fn strip_identity_headers(headers: &mut HeaderMap) {
+    let spoofed: Vec<HeaderName> = headers
+        .keys()
+        .filter(|name| {
+            let normalized = name.as_str().replace('_', "-");
+            IDENTITY_HEADERS.contains(&normalized.as_str()) || normalized.starts_with("x-toolgate-")
+        })
+        .cloned()
+        .collect();
+    for name in spoofed {
+        headers.remove(name);
+    }
+}
+
+/// Adds the signed-in user's identity for the site (values header-encoded, see
+/// `sso::identity::header_encode`) and the signed assertion.
+pub fn set_identity_headers(
+    headers: &mut HeaderMap,
+    identity: &crate::sso::identity::Identity,
+    assertion: Option<&str>,
+) {
+    use crate::sso::identity::header_encode;
+    insert(headers, "x-forwarded-user", &header_encode(&identity.user));
+    if let Some(email) = &identity.email {
+        insert(headers, "x-forwarded-email", &header_encode(email));
+    }
+    let groups: Vec<String> = identity.groups.iter().map(|group| header_encode(group)).collect();
+    insert(headers, "x-forwarded-groups", &groups.join(","));
+    if let Some(assertion) = assertion {
+        insert(headers, "x-toolgate-assertion", assertion);
+    }
+}
+
+/// Restricts `Accept-Encoding` to what the rewriter can decode. Page navigations (which accept
+/// `text/html`) ask for `identity`, so the common case needs no decompression at all.
+pub fn restrict_accept_encoding(headers: &mut HeaderMap) {
+    let navigation = headers
+        .get(header::ACCEPT)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    let kept = if navigation {
+        None
+    } else {
+        let codings: Vec<&str> = headers
+            .get_all(header::ACCEPT_ENCODING)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(str::trim)
+            .filter(|coding| {
+                let name = coding.split(';').next().unwrap_or_default().trim();
+                ["gzip", "br", "deflate", "identity"].iter().any(|ok| name.eq_ignore_ascii_case(ok))
+            })
+            .collect();
+        (!codings.is_empty()).then(|| codings.join(", "))
+    };
+    headers.remove(header::ACCEPT_ENCODING);
+    let value = kept.as_deref().unwrap_or("identity");
+    insert(headers, header::ACCEPT_ENCODING.as_str(), value);
+}
+
+fn insert(headers: &mut HeaderMap, name: &'static str, value: &str) {
+    // Values here are IP addresses, schemes and host names the gateway already validated or
+    // produced; a value that still fails is dropped rather than forwarded malformed.
+    if let Ok(value) = HeaderValue::from_str(value) {
+        headers.insert(HeaderName::from_static(name), value);
+    } else {
+        headers.remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::client::browser_scheme;
+    use std::net::IpAddr;
+
+    fn map(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.append(*name, HeaderValue::from_static(value));
+        }
+        headers
+    }
+
+    #[test]
+    fn hop_by_hop_and_connection_named_headers_are_removed() {
+        let mut headers = map(&[
+            ("connection", "keep-alive, X-Secret-Hop"),
+            ("connection", "close"),
+            ("x-secret-hop", "1"),
+            ("keep-alive", "timeout=5"),
+            ("te", "trailers"),
+            ("transfer-encoding", "chunked"),
+            ("upgrade", "h2c"),
+            ("proxy-authorization", "Basic x"),
+            ("x-kept", "yes"),
+        ]);
+        strip_hop_by_hop(&mut headers);
+        assert_eq!(headers.len(), 1, "{headers:?}");
+        assert_eq!(headers["x-kept"], "yes");
+    }
+
+    #[test]
+    fn untrusted_forwarding_headers_are_replaced() {
+        let mut headers = map(&[
+            ("x-forwarded-for", "6.6.6.6"),
+            ("x_forwarded_for", "6.6.6.7"),
+            ("x_forwarded_proto", "https"),
+            ("x-forwarded-proto", "https"),
+            ("x-forwarded-host", "evil.example"),
+            ("forwarded", "for=6.6.6.6"),
+            ("x-real-ip", "6.6.6.6"),
+        ]);
+        let client =
+            ClientInfo { peer: "127.0.0.9".parse().unwrap_or(IpAddr::from([0, 0, 0, 0])), tls: false };
+        set_forwarded(&mut headers, client, false, "tasks.example");
+        assert_eq!(headers["x-forwarded-for"], "127.0.0.9");
+        assert_eq!(headers["x-forwarded-proto"], "http");
+        assert_eq!(headers["x-forwarded-host"], "tasks.example");
+        assert!(headers.get("forwarded").is_none() && headers.get("x-real-ip").is_none());
+        assert!(headers.get("x_forwarded_for").is_none() && headers.get("x_forwarded_proto").is_none());
+    }
+
+    #[test]
+    fn trusted_proxy_chain_is_extended() {
+        let mut headers = map(&[
+            ("x-forwarded-for", "1.2.3.4"),
+            ("x-forwarded-for", "5.6.7.8"),
+            ("x-forwarded-proto", "https"),
+        ]);
+        let client = ClientInfo { peer: IpAddr::from([10, 0, 0, 1]), tls: false };
+        set_forwarded(&mut headers, client, true, "tasks.example");
+        assert_eq!(headers["x-forwarded-for"], "1.2.3.4, 5.6.7.8, 10.0.0.1");
+        assert_eq!(headers["x-forwarded-proto"], "https");
+        assert_eq!(browser_scheme(&headers, client, true), "https");
+        assert_eq!(browser_scheme(&headers, client, false), "http");
+    }
+
+    #[test]
+    fn identity_headers_are_dropped_in_every_spelling() {
+        let mut headers = HeaderMap::new();
+        for name in [
+            "X-Forwarded-User",
+            "x_forwarded_user",
+            "X_FORWARDED_EMAIL",
+            "x-forwarded-groups",
+            "x-toolgate-assertion",
+            "x_toolgate_anything",
+        ] {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).expect("name"),
+                HeaderValue::from_static("admin"),
+            );
+        }
+        headers.append("x-forwarded-user", HeaderValue::from_static("root"));
+        headers.insert("x-kept", HeaderValue::from_static("1"));
+        strip_identity_headers(&mut headers);
+        assert_eq!(headers.len(), 1, "{headers:?}");
+    }
+
+    #[test]
+    fn accept_encoding_is_restricted() {
+        let mut navigation = map(&[("accept", "text/html,*/*"), ("accept-encoding", "gzip, br, zstd")]);
+        restrict_accept_encoding(&mut navigation);
+        assert_eq!(navigation["accept-encoding"], "identity");
+        let mut fetch = map(&[("accept", "application/json"), ("accept-encoding", "zstd, gzip;q=0.8, br")]);
+        restrict_accept_encoding(&mut fetch);
+        assert_eq!(fetch["accept-encoding"], "gzip;q=0.8, br");
+        let mut only_zstd = map(&[("accept-encoding", "zstd")]);
+        restrict_accept_encoding(&mut only_zstd);
+        assert_eq!(only_zstd["accept-encoding"], "identity");
+    }
+}

@@ -1,0 +1,5 @@
+//! Leaf helpers with no knowledge of the gateway: the wall clock (`clock`) and random tokens
+//! (`random`). Imports nothing from the crate.
+
+pub mod clock;
+pub mod random;
