@@ -8,9 +8,27 @@ use crate::audit::AuditLog;
 use crate::audit::query::{self, Filter};
 use crate::http::body::{self, ProxyBody};
 use crate::http::errors::ProxyError;
+use crate::sso::Sso;
 use crate::sso::identity::Identity;
 use http::header::{self, HeaderValue};
-use http::{Response, StatusCode};
+use http::{Method, Request, Response, StatusCode};
+
+/// The query's path on the gateway's host.
+pub const PATH: &str = "/.toolgate/audit/records";
+
+/// Answers `GET` [`PATH`] for a caller signed in by session or bearer token.
+pub async fn handle<B>(
+    sso: &Sso,
+    readers: &[String],
+    request: &Request<B>,
+    secure: bool,
+) -> Result<Response<ProxyBody>, ProxyError> {
+    if request.method() != Method::GET {
+        return Err(ProxyError::NotFound);
+    }
+    let identity = super::login::caller(sso, request.headers(), secure).await?;
+    records(&sso.audit, &identity, readers, &super::login::query_pairs(request)).await
+}
 
 /// Answers a records query for `identity`.
 pub async fn records(

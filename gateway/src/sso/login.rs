@@ -1,5 +1,5 @@
 //! The sign-in endpoints. On the gateway's own host: `/.toolgate/login` and
-//! `/.toolgate/callback` (and the audit query API, `/.toolgate/audit/records`). On every site host: `/.toolgate/session` (takes a handoff ticket),
+//! `/.toolgate/callback`. On every site host: `/.toolgate/session` (takes a handoff ticket),
 //! `/.toolgate/logout` (GET shows a confirmation form, POST with its CSRF token signs out
 //! everywhere) and `/.toolgate/whoami` (the caller's identity, by session or bearer token).
 //! `/.toolgate/jwks.json` (the assertion keys) is on both.
@@ -30,11 +30,9 @@ const HANDOFF_SECONDS: u64 = 60;
 /// Largest form body accepted on sign-in endpoints.
 const MAX_FORM: usize = 4096;
 
-/// Answers a request on the gateway's own host; `readers` are the groups that may query the
-/// audit log.
+/// Answers a sign-in request on the gateway's own host (login, callback, keys).
 pub async fn gateway_host(
     sso: &Sso,
-    readers: &[String],
     request: &Request<Incoming>,
     secure: bool,
 ) -> Result<Response<ProxyBody>, ProxyError> {
@@ -59,16 +57,12 @@ pub async fn gateway_host(
             result
         }
         (&Method::GET, "/.toolgate/jwks.json") => Ok(json(StatusCode::OK, sso.assertion.jwks())),
-        (&Method::GET, "/.toolgate/audit/records") => {
-            let identity = caller(sso, request.headers(), secure).await?;
-            super::audit_api::records(&sso.audit, &identity, readers, &query).await
-        }
         _ => Err(ProxyError::NotFound),
     }
 }
 
 /// Who is calling, by bearer token or session; 401 when neither.
-async fn caller(sso: &Sso, headers: &HeaderMap, secure: bool) -> Result<Identity, ProxyError> {
+pub(super) async fn caller(sso: &Sso, headers: &HeaderMap, secure: bool) -> Result<Identity, ProxyError> {
     match crate::http::bearer_token(headers) {
         Some(token) => match sso.bearer_identity(token).await {
             Ok(identity) => Ok(identity),
