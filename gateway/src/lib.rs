@@ -3,30 +3,35 @@
 //!
 //! Start with `routes/`: it maps each request to the handler that owns it. `ARCHITECTURE.md` at
 //! the repository root has the map of these folders and the direction of their imports.
+//!
+//! The public modules are what the binary, the benchmarks and the integration tests use:
+//! starting a gateway (`app`, `config`, `demo`), the command line (`cli`), and the pieces the
+//! tests look into (`audit`, `store`, `sso`, `approvals`, `llm`, `metrics`, `http`, `support`,
+//! `admin`). Everything else is internal to the crate.
 
 pub mod admin;
-pub mod agent;
+pub(crate) mod agent;
 pub mod app;
 pub mod approvals;
-pub mod approvals_http;
+pub(crate) mod approvals_http;
 pub mod audit;
 pub mod cli;
 pub mod config;
-pub mod dashboard_http;
-pub mod dashboard_state;
+pub(crate) mod dashboard_http;
+pub(crate) mod dashboard_state;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod http;
-pub mod inventory;
+pub(crate) mod inventory;
 pub mod llm;
 pub mod metrics;
-pub mod net;
-pub mod openai;
-pub mod page;
-pub mod policy_store;
-pub mod proxy;
-pub mod routes;
+pub(crate) mod net;
+pub(crate) mod openai;
+pub(crate) mod page;
+pub(crate) mod policy_store;
+pub(crate) mod proxy;
+pub(crate) mod routes;
 pub mod sso;
-pub mod state;
+pub(crate) mod state;
 pub mod store;
 pub mod support;

@@ -3,6 +3,8 @@
 //! Names follow `toolgate_*` with base units and `_total`/`_seconds` suffixes. Labels are
 //! bounded: site ids come from the configuration, reasons and routes from fixed lists in code.
 //! A user id or a path never becomes a label.
+//!
+//! Layer 0 of the gateway (ARCHITECTURE.md, "Code map"): imports nothing from the crate.
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,

@@ -2,6 +2,9 @@
 //! while draining), `/metrics` (Prometheus), `/inventory` (the tool inventory as JSON) and
 //! `POST /backup` (`admin_backup.rs`: loopback and token only). It binds a separate address
 //! that is never exposed to users.
+//!
+//! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `audit`, `config`, `http`,
+//! `state`, `store`, `support`.
 
 pub mod backup;
 

@@ -48,9 +48,6 @@ pub struct CatalogReport {
 pub struct ReportedTool {
     /// Its catalog name.
     pub name: String,
-    /// Its title, when it has one.
-    #[serde(default)]
-    pub title: Option<String>,
     /// What it does.
     #[serde(default)]
     pub description: String,

@@ -6,6 +6,9 @@
 //! the gateway answers which ones the policy lets this user see, and keeps the inventory),
 //! `turn` (a message in, the agent loop's events out), `result` (the page's answer to a tool
 //! call) and `approvals/{id}` (the user's own approval decisions).
+//!
+//! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `audit`, `config`,
+//! `http`, `inventory`, `llm`, `metrics`, `sso`, `state`, `store`, `support`.
 
 mod approval_endpoints;
 mod catalog;
@@ -25,8 +28,7 @@ use crate::state::Gateway;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
-pub use catalog::{CatalogReport, MAX_CATALOG_BYTES, MAX_CONTEXTS, MAX_TOOLS};
-pub use prompt::cap;
+pub use prompt::{cap, exposure_event};
 
 /// The prefix of every agent API path.
 pub const PREFIX: &str = "/.toolgate/agent/";

@@ -13,6 +13,7 @@
 
 use super::catalog::{ReportedTool, valid_name};
 use crate::approvals::FormTarget;
+use crate::audit::event::{AuditEvent, EventKind};
 use crate::llm::{Message, ToolSpec};
 use policy::redact::add_counts;
 use policy::{ContextDecision, ContextName, Counts, Placeholders, PolicyView, ToolDecision, ToolRef};
@@ -188,6 +189,15 @@ fn model_safe_name(catalog_name: &str, taken: &HashMap<String, ExposedTool>) -> 
         return base;
     }
     (2..).map(|suffix| format!("{base}_{suffix}")).find(|name| !taken.contains_key(name)).unwrap_or(base)
+}
+
+/// The audit record of what one request shows the model, for the page's agent and `/v1` alike:
+/// the names `shown` (capped), how many were `withheld`, and the redactions made, never a value.
+/// The caller adds who, where and which request.
+pub fn exposure_event(shown: &[String], withheld: usize, redactions: &Counts) -> AuditEvent {
+    AuditEvent::new(EventKind::CatalogExposure)
+        .resource(&cap(&shown.join(","), 4096))
+        .decision("shown", &format!("{withheld} withheld, {}", policy::redact::summary(redactions)))
 }
 
 /// Cuts `text` to at most `limit` bytes on a character boundary, marking the cut.

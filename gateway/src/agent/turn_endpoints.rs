@@ -9,7 +9,7 @@ use super::prompt::{self, PageContext};
 use super::sse::{self, TurnEvent, Withheld};
 use super::turn::{self, TurnContext};
 use super::{ApiError, Caller, csrf, json};
-use crate::audit::event::{AuditEvent, EventKind};
+use crate::audit::event::AuditEvent;
 use crate::config::Site;
 use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::hex;
@@ -231,19 +231,10 @@ fn exposure_event(
         prepared.names.values().map(|tool| format!("tool:{}", tool.catalog_name)).collect();
     shown.sort();
     shown.extend(prepared.contexts_shown.iter().map(|name| format!("context:{name}")));
-    let mut event = AuditEvent::new(EventKind::CatalogExposure)
+    let mut event = prompt::exposure_event(&shown, prepared.withheld.len(), &prepared.redactions)
         .actor(caller.user_id(), email, groups)
         .site(site.id.as_str())
-        .request(request_id.as_str())
-        .resource(&prompt::cap(&shown.join(","), 4096))
-        .decision(
-            "shown",
-            &format!(
-                "{} withheld, {}",
-                prepared.withheld.len(),
-                policy::redact::summary(&prepared.redactions)
-            ),
-        );
+        .request(request_id.as_str());
     event.explanation = Some(serde_json::json!({
         "withheld": prepared.withheld.iter().map(|(kind, name, _)| format!("{kind}:{name}")).collect::<Vec<_>>(),
     }));

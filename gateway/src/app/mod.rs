@@ -1,6 +1,9 @@
 //! Starting and stopping a whole gateway on listeners the caller bound: the user-facing
-//! server and the admin server, sharing one state and one shutdown signal. The binary, the
-//! demo and the integration tests all start gateways through here.
+//! listener (`listener`) and the admin server, sharing one state and one shutdown signal, with
+//! its reloads (`reload`), shutdown signal (`shutdown`) and logging (`telemetry`). The binary,
+//! the demo and the integration tests all start gateways through here.
+//!
+//! Layer 8 of the gateway (ARCHITECTURE.md, "Code map"): may import every layer below it.
 
 pub mod listener;
 pub mod reload;

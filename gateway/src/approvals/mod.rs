@@ -7,6 +7,9 @@
 //! and the approval id (unforgeable without the gateway's key); every state change is a
 //! compare-and-swap on the stored record, so of two racing submissions exactly one consumes it.
 //! Group approvals follow four eyes: a member of the group other than the user who asked.
+//!
+//! Layer 3 of the gateway (ARCHITECTURE.md, "Code map"): may import `http`, `inventory`, `store`,
+//! `support`.
 
 mod error;
 mod form_approval;

@@ -6,6 +6,9 @@
 //!
 //! Audit is not logging: an action that must be audited is refused (503) when its record
 //! cannot be stored.
+//!
+//! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `http`, `metrics`, `store`,
+//! `support`.
 
 pub mod chain;
 pub mod content;

@@ -1,6 +1,8 @@
 //! The command line: `run`, `check-config`, `demo` (and the hidden `demo-model`, the stand-in
 //! model alone for the relay benchmark). This is the binary's edge, where errors become messages
 //! and exit codes.
+//!
+//! Layer 10 of the gateway (ARCHITECTURE.md, "Code map"): may import every layer below it.
 
 pub mod admin_client;
 pub mod audit;

@@ -3,6 +3,8 @@
 //! `raw.rs` mirrors the file and rejects unknown keys; this module converts it into `Config`,
 //! collecting every semantic problem with its line and key instead of stopping at the first.
 //! Secrets never live in this file (later issues read them from files or the environment).
+//!
+//! Layer 0 of the gateway (ARCHITECTURE.md, "Code map"): imports nothing from the crate.
 
 pub mod secrets;
 

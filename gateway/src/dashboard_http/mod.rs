@@ -7,6 +7,9 @@
 //! → the session (none: sign in) → the roles (none: 403 without admin data) → for a POST, the
 //! same-origin check and the form's CSRF token (bound to the session and to the dashboard, so
 //! a token a site page can obtain is useless here) → the page's own role check → the handler.
+//!
+//! Layer 6 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `approvals_http`,
+//! `audit`, `config`, `http`, `inventory`, `policy_store`, `sso`, `state`, `store`, `support`.
 
 mod access;
 mod approvals_page;

@@ -1,6 +1,8 @@
 //! What the dashboard keeps between requests, held by the shared state: activity samples for the
 //! overview's charts and the last audit chain verification. Data only: this room imports the
 //! metrics and the audit log, never a handler or the `Gateway` state.
+//!
+//! Layer 3 of the gateway (ARCHITECTURE.md, "Code map"): may import `audit`, `metrics`, `support`.
 
 mod activity;
 mod chain_status;

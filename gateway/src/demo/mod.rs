@@ -1,6 +1,9 @@
 //! `toolgate demo`: the embedded default a newcomer runs first. On loopback only, it starts
 //! the demo intranet apps, generates a configuration for them and serves the gateway in front,
 //! then prints the URLs to open. Ctrl-C stops everything cleanly.
+//!
+//! Layer 9 of the gateway (ARCHITECTURE.md, "Code map"): may import `app`, `config`, `http`,
+//! `support`.
 
 pub mod apps;
 pub mod idp;

@@ -1,8 +1,11 @@
-//! Small HTTP pieces every layer shares, one of each: the bearer-token reader, hex,
+//! Small HTTP pieces every layer shares, one of each: the response body type and idle timeout
+//! (`body`), errors and error pages (`errors`, `pages`), request ids, the browser's reading of
+//! `Content-Type`, the client and address of a request (`client`), the bearer-token reader, hex,
 //! the JSON answer and the Server-Sent Events frame.
 //!
-//! This room may use `http`, `serde_json`, the response body type and the standard library only; it knows no handler, no state and no
-//! configuration, so anything in the gateway can use it without a cycle.
+//! It knows no handler and no state, so anything in the gateway can use it without a cycle.
+//!
+//! Layer 1 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `support`.
 
 pub mod body;
 pub mod client;

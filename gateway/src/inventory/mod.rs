@@ -4,6 +4,8 @@
 //!
 //! Reports come from the runtime in users' browsers, so they are claims, bounded in size and
 //! number. Writes are throttled: an unchanged entry is rewritten at most once a minute.
+//!
+//! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `http`, `store`.
 
 use crate::store::{Store, StoreError, Table};
 use aws_lc_rs::digest;

@@ -12,6 +12,8 @@
 //! timeouts); once an answer has started nothing is retried, because its text may already be
 //! on the user's screen. Dropping a [`ChatStream`] closes the connection, so the server stops
 //! generating. Keys, prompts and answers are never logged.
+//!
+//! Layer 3 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `net`.
 
 mod client;
 mod error;

@@ -1,8 +1,8 @@
-//! The network edge: the user-facing listener (TCP, TLS, HTTP/1.1 and HTTP/2), the listener's
-//! and upstreams' TLS, and the pooled client that talks to upstream sites.
+//! The network below HTTP handling: the listener's and the upstreams' TLS (`tls`), and the pooled
+//! client that talks to upstream sites (`upstream`). The listener itself is `app/listener.rs`: it
+//! serves the router, which sits above everything here.
 //!
-//! May import: `config`, `http`, `metrics`, `support`, `audit` (certificate events), `app` (the
-//! gateway state and reload handle the listener serves) and `routes` (where each request goes).
+//! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `support`.
 
 pub mod tls;
 pub mod upstream;

@@ -7,7 +7,7 @@
 //! only by idle time.
 
 use crate::config::{Config, SiteId, Timeouts};
-use crate::http::body::{BoxError, IdleTimeout, ProxyBody};
+use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::errors::ProxyError;
 use http::{Request, Response};
 use hyper::body::Incoming;
@@ -142,9 +142,4 @@ fn classify(error: &hyper_util::client::legacy::Error) -> ProxyError {
         };
     }
     if saw_dns || error.is_connect() { ProxyError::UpstreamUnreachable } else { ProxyError::UpstreamProtocol }
-}
-
-/// Turns a body error into the reason label used for a stream cut short.
-pub fn body_error_reason(error: &BoxError) -> &'static str {
-    if error.is::<crate::http::body::BodyIdle>() { "body_idle" } else { "body_error" }
 }

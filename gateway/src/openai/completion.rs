@@ -251,19 +251,10 @@ fn exposure_event(
 ) -> AuditEvent {
     let mut shown: Vec<String> = prepared.offered.keys().map(|name| format!("tool:{name}")).collect();
     shown.sort();
-    let mut event = AuditEvent::new(EventKind::CatalogExposure)
+    let mut event = crate::agent::exposure_event(&shown, prepared.withheld.len(), &prepared.redactions)
         .actor(&identity.user, identity.email.as_deref(), &identity.groups)
         .site(site)
-        .request(request_id.as_str())
-        .resource(&request::cap(&shown.join(","), 4096))
-        .decision(
-            "shown",
-            &format!(
-                "{} withheld, {}",
-                prepared.withheld.len(),
-                policy::redact::summary(&prepared.redactions)
-            ),
-        );
+        .request(request_id.as_str());
     event.explanation = Some(serde_json::json!({
         "via": "openai_api",
         "withheld": prepared.withheld.iter().map(|(name, _)| format!("tool:{name}")).collect::<Vec<_>>(),

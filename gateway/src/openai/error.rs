@@ -65,13 +65,15 @@ impl ApiError {
         Self::new(status, error.reason(), error.user_message())
     }
 
-    /// The bounded reason.
-    pub fn code(&self) -> &'static str {
+    /// The bounded reason (tests read it; the response carries it as `code`).
+    #[cfg(test)]
+    pub(crate) fn code(&self) -> &'static str {
         self.code
     }
 
-    /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
+    /// The HTTP status (tests read it; the response carries it).
+    #[cfg(test)]
+    pub(crate) fn status(&self) -> StatusCode {
         self.status
     }
 

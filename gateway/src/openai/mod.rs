@@ -7,6 +7,9 @@
 //! tools are filtered by the policy, the conversation is redacted and capped, the configured
 //! model answers with the gateway's credentials, and every tool call in the answer is decided
 //! again with its arguments: only allowed calls go back for execution. Errors have OpenAI's shape.
+//!
+//! Layer 6 of the gateway (ARCHITECTURE.md, "Code map"): may import `agent`, `audit`, `config`,
+//! `http`, `llm`, `metrics`, `sso`, `state`, `support`.
 
 mod calls;
 mod completion;

@@ -2,6 +2,9 @@
 //! must see (any status with a body, `text/html` or XHTML however the headers spell it), plans
 //! the Content-Security-Policy changes, fixes the headers of a rewritten response, and primes
 //! the rewriting body so a page that fails early gets a clear 502 instead of a broken stream.
+//!
+//! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `metrics`,
+//! `state`, `support`.
 
 pub mod decode;
 pub mod rewrite_body;

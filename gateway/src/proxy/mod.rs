@@ -4,8 +4,8 @@
 //! treatment (a page goes to `page::rewrite`, anything else streams through). `forwarding` owns
 //! the header rules and `websocket` the tunnels.
 //!
-//! May import: `config`, `http`, `metrics`, `net`, `sso` (identities, cookies, assertions),
-//! `state`, `page`, `approvals_http` (the gated-form check), `support`.
+//! Layer 6 of the gateway (ARCHITECTURE.md, "Code map"): may import `agent`, `approvals_http`,
+//! `config`, `http`, `metrics`, `net`, `page`, `sso`, `state`, `support`.
 
 pub mod forwarding;
 pub mod websocket;

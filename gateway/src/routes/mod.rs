@@ -13,8 +13,10 @@
 //! | the gateway's host | anything else | `sso::login::gateway_host` (login, callback, keys) |
 //! | any other host, or none | | 404 / 400 |
 //!
-//! Without SSO (`insecure_no_sso`) only site hosts are served. May import every handler layer and
-//! the shared state; only `app` (the listener) imports it.
+//! Without SSO (`insecure_no_sso`) only site hosts are served. Only `app` (the listener)
+//! imports the router.
+//!
+//! Layer 7 of the gateway (ARCHITECTURE.md, "Code map"): may import every layer below it.
 
 pub mod reserved;
 mod site;

@@ -11,6 +11,9 @@
 //!    the ID token, creates the session and issues a one-time handoff ticket for the site.
 //! 4. The site host's `/.toolgate/session` takes the ticket (single use, bound to that origin
 //!    and to the pending cookie), sets its own session cookie and returns to the path.
+//!
+//! Layer 3 of the gateway (ARCHITECTURE.md, "Code map"): may import `audit`, `config`, `http`,
+//! `metrics`, `net`, `store`, `support`.
 
 pub mod assertion;
 pub mod audit_api;

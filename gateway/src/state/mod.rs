@@ -1,6 +1,11 @@
 //! The gateway's shared state: checked configuration, the site table, the upstream clients and
 //! the metrics. Built at start-up and shared by every connection behind an `Arc`; a reloaded
-//! configuration builds a new one (`reconfigured`) that shares every long-lived part.
+//! configuration builds a new one (`reconfigured`) that shares every long-lived part, such as
+//! the running agent turns and per-user limits (`turns`).
+//!
+//! Layer 4 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `audit`, `config`,
+//! `dashboard_state`, `inventory`, `llm`, `metrics`, `net`, `policy_store`, `sso`, `store`,
+//! `support`.
 
 pub mod turns;
 

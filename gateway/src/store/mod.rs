@@ -4,6 +4,8 @@
 //!
 //! Records are opaque bytes to the store; their owners (`session.rs`, `login.rs`) serialize
 //! them. Every record that expires carries its own expiry and is checked on read.
+//!
+//! Layer 0 of the gateway (ARCHITECTURE.md, "Code map"): imports nothing from the crate.
 
 pub mod backup;
 mod sled_store;

@@ -19,6 +19,7 @@ mod deploy;
 mod form_enforcement;
 mod forms;
 mod headers;
+mod layers;
 mod limits;
 mod openai;
 mod pages;
