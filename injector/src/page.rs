@@ -23,6 +23,7 @@ mod output;
 mod policy;
 mod selectors;
 mod shared;
+mod sink;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -33,7 +34,8 @@ use crate::error::RewriteError;
 use charset::{Decoding, MAX_BOM_LENGTH};
 pub use form_rules::{FormRuleError, FormRuleSpec, FormRules};
 pub use policy::{PagePolicy, PageSummary, ToolKind, Visibility};
-use shared::{FilterState, PageSink, PageState, SharedState, lock};
+use shared::{FilterState, PageState, SharedState, lock};
+use sink::PageSink;
 
 /// lol_html's default preallocation for its parsing buffer; capped by the memory limit, since
 /// the preallocation counts against it.

@@ -20,6 +20,26 @@ use crate::model::{ConsequentialHint, Effect, Entry};
 use crate::subject::ToolRef;
 use crate::view::PolicyView;
 
+/// The decisions a view gives, evaluated here so that `view` does not import `evaluate`.
+impl PolicyView {
+    /// The catalog decision for `tool`, without arguments (see the `view` module docs for
+    /// pending conditions). Use it to filter what the page and the model are shown.
+    pub fn tool(&self, tool: &ToolRef) -> (ToolDecision, Explanation) {
+        self::tool(self, tool, None)
+    }
+
+    /// The enforcement decision for a call of `tool` with `args`; every condition is evaluated,
+    /// and one that fails to evaluate denies.
+    pub fn tool_call(&self, tool: &ToolRef, args: &Json) -> (ToolDecision, Explanation) {
+        self::tool(self, tool, Some(args))
+    }
+
+    /// The decision for a context, with the redactions to apply when allowed.
+    pub fn context(&self, name: &ContextName) -> (ContextDecision, Explanation) {
+        self::context(self, name)
+    }
+}
+
 /// The tool decision; `args` is `None` for the catalog, `Some` at the enforcement point.
 pub(crate) fn tool(view: &PolicyView, tool: &ToolRef, args: Option<&Json>) -> (ToolDecision, Explanation) {
     let compiled = &view.compiled;

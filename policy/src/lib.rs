@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod compile;
+mod compiled;
 mod condition;
 mod decision;
 mod document;
@@ -39,7 +40,7 @@ pub use view::PolicyView;
 /// A loaded, compiled policy. Cloning is cheap (one `Arc`).
 #[derive(Clone)]
 pub struct Policy {
-    compiled: Arc<model::Compiled>,
+    compiled: Arc<compiled::Compiled>,
 }
 
 impl Policy {

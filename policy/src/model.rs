@@ -4,7 +4,6 @@
 //! immutable afterwards and shared behind an `Arc` by every [`PolicyView`](crate::PolicyView), so
 //! a reload swaps one pointer and in-flight requests keep the policy they started with.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
@@ -15,8 +14,7 @@ use crate::condition::Condition;
 use crate::decision::Approver;
 use crate::glob::Glob;
 use crate::ids::{GroupName, RuleId, SiteId, UserId};
-use crate::index::{PatternIndex, RuleIndex};
-use crate::redact::{RedactionSet, Redactor};
+use crate::redact::RedactionSet;
 
 /// What a rule list or a default does, ordered by strictness: deny beats approve beats allow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -145,20 +143,4 @@ pub(crate) struct Entry {
     pub(crate) approver: Option<Approver>,
     /// For `approve_by`: its own condition, on top of the rule's.
     pub(crate) when: Option<Arc<Condition>>,
-}
-
-/// Everything a loaded policy holds; shared, immutable.
-pub(crate) struct Compiled {
-    pub(crate) defaults: Defaults,
-    pub(crate) sites: HashMap<SiteId, SiteDefaults>,
-    pub(crate) rules: Vec<Rule>,
-    pub(crate) tool_entries: Vec<Entry>,
-    pub(crate) context_entries: Vec<Entry>,
-    pub(crate) tool_index: PatternIndex,
-    pub(crate) context_index: PatternIndex,
-    pub(crate) rule_index: RuleIndex,
-    pub(crate) redactor: Arc<Redactor>,
-    pub(crate) environment: Arc<cel::Env>,
-    /// The groups the document declares, in document order.
-    pub(crate) groups: Vec<GroupName>,
 }

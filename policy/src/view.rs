@@ -15,16 +15,13 @@
 
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value as Json;
-
+use crate::compiled::Compiled;
 use crate::condition::Bindings;
-use crate::decision::{ContextDecision, ToolDecision};
-use crate::evaluate;
-use crate::explain::{ConditionOutcome, Explanation};
-use crate::ids::{ContextName, SiteId};
-use crate::model::{Compiled, Effect};
+use crate::explain::ConditionOutcome;
+use crate::ids::SiteId;
+use crate::model::Effect;
 use crate::redact::{Counts, Placeholders, Redacted, RedactionSet};
-use crate::subject::{Subject, ToolRef};
+use crate::subject::Subject;
 
 /// The policy for one subject on one site.
 pub struct PolicyView {
@@ -95,23 +92,6 @@ impl PolicyView {
     /// The site this view is for.
     pub fn site(&self) -> &SiteId {
         &self.site
-    }
-
-    /// The catalog decision for `tool`, without arguments (see the module docs for pending
-    /// conditions). Use it to filter what the page and the model are shown.
-    pub fn tool(&self, tool: &ToolRef) -> (ToolDecision, Explanation) {
-        evaluate::tool(self, tool, None)
-    }
-
-    /// The enforcement decision for a call of `tool` with `args`; every condition is evaluated,
-    /// and one that fails to evaluate denies.
-    pub fn tool_call(&self, tool: &ToolRef, args: &Json) -> (ToolDecision, Explanation) {
-        evaluate::tool(self, tool, Some(args))
-    }
-
-    /// The decision for a context, with the redactions to apply when allowed.
-    pub fn context(&self, name: &ContextName) -> (ContextDecision, Explanation) {
-        evaluate::context(self, name)
     }
 
     /// Whether any tool could be shown to this subject on this site. It is false only when

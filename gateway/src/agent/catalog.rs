@@ -117,7 +117,7 @@ pub async fn respond(
     }
     let report = read_report(request, gateway.config.timeouts.body_idle).await?;
     let view = gateway.policy.current().view(&caller.subject(), &site.id);
-    let tools_on = super::session::page_tools_on(gateway, site, caller);
+    let tools_on = super::page_tools_on(gateway, site, caller);
     let (tools, contexts) = decide(gateway, site, &view, tools_on, &report);
     record(gateway, site, caller, report, request_id).await?;
     Ok(json(StatusCode::OK, &json!({"tools": tools, "contexts": contexts})))

@@ -21,6 +21,7 @@ mod turn_endpoints;
 
 use crate::config::Site;
 use crate::http::body::ProxyBody;
+use crate::http::json;
 use crate::http::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::session::SessionId;
@@ -134,7 +135,10 @@ impl ApiError {
     }
 }
 
-use crate::http::json;
+/// Page tools are on unless the site switches them off or the policy offers this user nothing.
+pub fn page_tools_on(gateway: &Gateway, site: &Site, caller: &Caller) -> bool {
+    site.page_tools && gateway.policy.current().view(&caller.subject(), &site.id).offers_tools()
+}
 
 #[cfg(test)]
 mod tests {

@@ -21,7 +21,7 @@ pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller, query: &str) -> 
         }
         None => (super::ANONYMOUS, "Anonymous"),
     };
-    let tools_on = page_tools_on(gateway, site, caller);
+    let tools_on = super::page_tools_on(gateway, site, caller);
     let body = json!({
         "user": {"id": id, "name": name},
         "site": site.id.as_str(),
@@ -75,9 +75,4 @@ fn visible(
         }
     }
     json!({"tools": tools, "contexts": contexts})
-}
-
-/// Page tools are on unless the site switches them off or the policy offers this user nothing.
-pub fn page_tools_on(gateway: &Gateway, site: &Site, caller: &Caller) -> bool {
-    site.page_tools && gateway.policy.current().view(&caller.subject(), &site.id).offers_tools()
 }

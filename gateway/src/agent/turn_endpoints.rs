@@ -69,7 +69,7 @@ pub async fn start(
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_message", "the message is empty"));
     }
     let view = gateway.policy.current().view(&caller.subject(), &site.id);
-    let tools_on = super::session::page_tools_on(gateway, site, caller);
+    let tools_on = super::page_tools_on(gateway, site, caller);
     let (tools, contexts) = if tools_on { (body.tools, body.contexts) } else { (Vec::new(), Vec::new()) };
     let user_name = caller
         .identity

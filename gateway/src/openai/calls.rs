@@ -5,7 +5,7 @@
 //! removed and explained in the answer's text. A call that needs approval is never returned:
 //! approvals happen in the assistant panel on the site, where the gateway can hold the call.
 
-use super::completion::Exchange;
+use super::exchange::Exchange;
 use crate::llm::ToolCall;
 use policy::{Approver, ToolDecision};
 

@@ -14,6 +14,7 @@
 mod calls;
 mod completion;
 mod error;
+mod exchange;
 mod request;
 mod response;
 mod stream;

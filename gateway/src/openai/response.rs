@@ -2,7 +2,7 @@
 //! `chat.completion.chunk` objects of a stream.
 
 use super::calls::Checked;
-use super::completion::Exchange;
+use super::exchange::Exchange;
 use crate::llm::{ToolCall, Usage};
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@
 //! byte ends the stream with an `error` event, which OpenAI's clients raise. A client that leaves
 //! stops the model call (its stream is dropped).
 
-use super::completion::{Exchange, tokens};
+use super::exchange::{Exchange, tokens};
 use super::{ApiError, calls, response};
 use crate::http::body::ProxyBody;
 use crate::llm::{ChatEvent, ChatRequest, ChatStream, ToolCall, Usage};

@@ -144,3 +144,193 @@ fn leading_name(text: &str) -> String {
         .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
         .collect()
 }
+
+/// No crate of the workspace has a module cycle, at the level of single files: a module never
+/// imports (through `crate::`, `super::` or `self::` paths outside its tests) a module that
+/// imports it back, directly or through others. A parent naming its own children by their bare
+/// names is how Rust's module tree works and is not counted.
+#[test]
+fn no_module_cycles_in_any_crate() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in ["gateway", "policy", "injector", "dashboard"] {
+        let graph = ModuleGraph::read(&workspace.join(krate).join("src"));
+        assert!(graph.modules.len() > 5, "{krate}: modules were read");
+        if let Some(cycle) = graph.cycle() {
+            panic!("{krate}: module cycle {}", cycle.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_a_cycle_through_super_paths() {
+    let mut graph = ModuleGraph { modules: BTreeMap::new() };
+    for (module, text) in [
+        ("a", "use crate::b::Thing;"),
+        ("b", "use super::c::{self, Other};"),
+        ("c", "fn f() { crate::a::go(); }"),
+        ("d", "use crate::a;"),
+    ] {
+        graph.modules.insert(vec![module.to_owned()], text.to_owned());
+    }
+    assert_eq!(graph.cycle().map(|cycle| cycle.len()), Some(4), "a -> b -> c -> a");
+    graph.modules.insert(vec!["c".to_owned()], String::new());
+    assert_eq!(graph.cycle(), None);
+}
+
+/// Modules by path (`["redact", "phone", "metadata"]`), each with its source outside tests and
+/// comments.
+struct ModuleGraph {
+    modules: BTreeMap<Vec<String>, String>,
+}
+
+impl ModuleGraph {
+    fn read(src: &Path) -> Self {
+        let mut modules = BTreeMap::new();
+        let mut pending = vec![src.to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a readable folder") {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let relative = path.strip_prefix(src).expect("below src").with_extension("");
+                let mut module: Vec<String> =
+                    relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+                if module.last().is_some_and(|last| last == "mod") || module == ["lib"] || module == ["main"]
+                {
+                    module.pop();
+                }
+                let text = std::fs::read_to_string(&path).expect("a readable source file");
+                let code: Vec<&str> = without_tests(&text)
+                    .lines()
+                    .filter(|line| !line.trim_start().starts_with("//"))
+                    .collect();
+                modules.insert(module, code.join("\n"));
+            }
+        }
+        Self { modules }
+    }
+
+    /// The modules `module` imports (never itself).
+    fn imports(&self, module: &[String]) -> BTreeSet<Vec<String>> {
+        let text = &self.modules[module];
+        let mut found = BTreeSet::new();
+        for (at, _) in text.match_indices("::") {
+            // Only paths that start here: `crate::`, `self::`, `super::` (not `a::super::`).
+            let head_start =
+                text[..at].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+            let head = &text[head_start..at];
+            if text[..head_start].ends_with("::") {
+                continue;
+            }
+            let mut base: Vec<String> = match head {
+                "crate" => Vec::new(),
+                "self" => module.to_vec(),
+                "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                _ => continue,
+            };
+            let mut rest = &text[at + 2..];
+            while let Some(more) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = more;
+            }
+            for path in expand(rest) {
+                let mut full = base.clone();
+                full.extend(path.into_iter().filter(|segment| segment != "self"));
+                while !full.is_empty() && !self.modules.contains_key(&full) {
+                    full.pop();
+                }
+                if full != module && self.modules.contains_key(&full) {
+                    found.insert(full);
+                }
+            }
+        }
+        found
+    }
+
+    /// One cycle, as module paths, if there is any.
+    fn cycle(&self) -> Option<Vec<String>> {
+        let edges: BTreeMap<&Vec<String>, BTreeSet<Vec<String>>> =
+            self.modules.keys().map(|module| (module, self.imports(module))).collect();
+        // Depth-first search with colours: an edge to a module on the stack closes a cycle.
+        let mut state: BTreeMap<&Vec<String>, bool> = BTreeMap::new(); // false: on stack, true: done
+        for start in self.modules.keys() {
+            if state.contains_key(start) {
+                continue;
+            }
+            let mut stack: Vec<(&Vec<String>, Vec<&Vec<String>>)> =
+                vec![(start, edges[start].iter().collect())];
+            state.insert(start, false);
+            while let Some((module, next)) = stack.last_mut() {
+                let module = *module;
+                match next.pop() {
+                    Some(target) => {
+                        let target = self.modules.get_key_value(target).map(|(key, _)| key).expect("known");
+                        match state.get(target) {
+                            Some(false) => {
+                                let from = stack.iter().position(|(m, _)| *m == target).unwrap_or(0);
+                                let mut cycle: Vec<String> =
+                                    stack[from..].iter().map(|(m, _)| m.join("::")).collect();
+                                cycle.push(target.join("::"));
+                                return Some(cycle);
+                            }
+                            Some(true) => {}
+                            None => {
+                                state.insert(target, false);
+                                stack.push((target, edges[target].iter().collect()));
+                            }
+                        }
+                    }
+                    None => {
+                        state.insert(module, true);
+                        stack.pop();
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The paths a `use` tail names: `a::b::C` is one, `a::{b, c::{D, E}}` several.
+fn expand(tail: &str) -> Vec<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut rest = tail;
+    loop {
+        let name = leading_name(rest);
+        if name.is_empty() {
+            break;
+        }
+        rest = &rest[rest.find(name.as_str()).map_or(rest.len(), |i| i + name.len())..];
+        segments.push(name);
+        match rest.strip_prefix("::") {
+            Some(more) => rest = more,
+            None => return vec![segments],
+        }
+    }
+    let Some(group) = rest.strip_prefix('{') else { return vec![segments] };
+    let mut depth = 1;
+    let mut start = 0;
+    let mut paths = Vec::new();
+    for (index, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' | ',' if depth == 1 => {
+                for inner in expand(&group[start..index]) {
+                    paths.push(segments.iter().cloned().chain(inner).collect());
+                }
+                start = index + 1;
+                if c == '}' {
+                    return paths;
+                }
+            }
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    paths
+}

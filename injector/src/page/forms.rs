@@ -17,6 +17,7 @@ use super::form_names::{FormFacts, is_valid_name};
 use super::policy::ToolKind;
 use super::selectors::{on_element, selector};
 use super::shared::{FilterState, PageState, SharedState, lock};
+use state::HeldForm;
 
 /// Most output held back for one auto form before it is released with start-tag facts only.
 pub(super) const HOLD_LIMIT: usize = 64 * 1024;
@@ -29,32 +30,6 @@ const MAX_LABELS: usize = 12;
 
 /// The WebMCP declarative attributes a form tool carries.
 const TOOL_ATTRIBUTES: [&str; 3] = ["toolname", "tooldescription", "toolautosubmit"];
-
-/// Form bookkeeping for one page.
-#[derive(Debug, Default)]
-pub(super) struct FormState {
-    /// The first rule whose selector matched the element being started (rule handlers run
-    /// before the form handler).
-    rule_match: Option<usize>,
-    /// The rule whose parameter descriptions apply to the controls being parsed.
-    active_params: Option<usize>,
-    next_id: u64,
-    /// Text of the latest heading (`h1`–`h6`), for auto descriptions.
-    heading: String,
-    held: Option<HeldForm>,
-}
-
-/// An auto form whose output is being held back.
-#[derive(Debug)]
-struct HeldForm {
-    id: u64,
-    facts: FormFacts,
-    legends: u32,
-    labels: u32,
-    buttons: u32,
-    /// Which button (1-based) gives the submit text; `Some(0)` once an `<input type=submit>` did.
-    submit_button: Option<u32>,
-}
 
 /// Adds the form handlers, after the element filters. Handler order matters: lol_html runs the
 /// handlers of one element in registration order, so the rule handlers record their match
@@ -317,3 +292,4 @@ fn end_params(
 }
 
 mod collectors;
+pub(super) mod state;

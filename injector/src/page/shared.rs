@@ -6,12 +6,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use lol_html::OutputSink;
-
 use super::form_names::NameRegistry;
 use super::form_rules::FormRules;
-use super::forms::{self, FormState};
-use super::leaks::RawTextScan;
+use super::forms::state::FormState;
+use super::leaks::scan::RawTextScan;
 use super::output::Output;
 use super::policy::{PagePolicy, PageSummary, Visibility};
 
@@ -79,25 +77,4 @@ pub(super) type SharedState = Arc<Mutex<PageState>>;
 /// rewriter is failing anyway, so carry on rather than panic inside lol_html.
 pub(super) fn lock(state: &SharedState) -> MutexGuard<'_, PageState> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The sink half, handed to lol_html.
-pub(super) struct PageSink {
-    state: SharedState,
-}
-
-impl PageSink {
-    pub(super) fn new(state: &SharedState) -> Self {
-        Self { state: Arc::clone(state) }
-    }
-}
-
-impl OutputSink for PageSink {
-    fn handle_chunk(&mut self, chunk: &[u8]) {
-        let mut page = lock(&self.state);
-        // A held form may not grow without bound: past the limit it is released with what its
-        // start tag and the preceding heading say.
-        forms::before_output(&mut page, chunk.len());
-        page.output.push(chunk);
-    }
 }

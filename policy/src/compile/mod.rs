@@ -13,13 +13,14 @@ use std::sync::Arc;
 
 use toml::Spanned;
 
+use crate::compiled::Compiled;
 use crate::condition::{self, Condition};
 use crate::document::Document;
 use crate::error::{PolicyError, PolicyErrors};
 use crate::ids::{GroupName, RedactorName, SiteId};
 use crate::index::{PatternIndex, RuleIndex};
 use crate::location::{Lines, key_path_at};
-use crate::model::{Compiled, ConsequentialHint, Defaults, Effect, SiteDefaults};
+use crate::model::{ConsequentialHint, Defaults, Effect, SiteDefaults};
 use crate::redact::{CustomRecognizer, PhoneRegions, RedactionKind, RedactionSet, Redactor};
 
 /// Parses and compiles `text`; `source` names the file in messages.

@@ -3,26 +3,13 @@
 //! message (ties go to the first tool), or, when none matches, a text listing what it can do.
 
 use super::arguments;
+pub(super) use super::protocol::Answer;
 use super::protocol::{ChatBody, WireMessage};
 use super::words::{same_word, words};
 use serde_json::Value;
 
 /// How much of a tool result the summary quotes.
 const QUOTED_CHARS: usize = 300;
-
-/// The stand-in's answer to one request.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Answer {
-    /// Plain text.
-    Text(String),
-    /// One tool call.
-    Call {
-        /// The tool's name.
-        name: String,
-        /// Its arguments (a JSON object).
-        arguments: Value,
-    },
-}
 
 /// Decides the answer to `request`.
 pub(super) fn answer(request: &ChatBody) -> Answer {

@@ -3,9 +3,22 @@
 //! tool-call arguments into several deltas, the way real servers send them.
 
 use super::MODEL_ID;
-use super::answer::Answer;
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// The stand-in's answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Answer {
+    /// Plain text.
+    Text(String),
+    /// One tool call.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// Its arguments (a JSON object).
+        arguments: Value,
+    },
+}
 
 /// A chat completion request (the fields the stand-in reads).
 #[derive(Debug, Deserialize)]

@@ -1,7 +1,8 @@
 //! Auto mode's text collectors: the heading before a form, and the legend, labels and submit
 //! text of the form being held. Text inside removed elements never counts.
 
-use super::{FormState, HeldForm, MAX_LABELS, TEXT_LIMIT, with_filter};
+use super::state::{FormState, HeldForm};
+use super::{MAX_LABELS, TEXT_LIMIT, with_filter};
 use crate::page::form_names::push_bounded;
 use crate::page::selectors::{on_element, on_text, selector};
 use crate::page::shared::SharedState;

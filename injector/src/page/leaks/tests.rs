@@ -1,5 +1,6 @@
 //! Unit tests for the leak scanner: markers, chunking independence, limits, `srcdoc` decoding.
 
+use super::scan::HOLD_LIMIT;
 use super::*;
 
 /// Feeds `text` in pieces of `size` bytes (at character boundaries) and joins what is emitted.

@@ -15,7 +15,7 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{csv, header, placeholder, prose, run};
+use super::{csv, header, prose, run};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -78,7 +78,7 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             if written.contains("EXAMPLE") && written.len() >= 16 && !written.contains(' ') {
                 // A vendor's documented example (`wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`).
                 super::look_alike(out, value.start, value.end);
-            } else if accept(text, name, value, strong, weak) {
+            } else if value::accept(text, name, value, strong, weak) {
                 super::secret(out, value.start, value.end);
             }
             value.start
@@ -199,39 +199,6 @@ fn paired(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool
     }
     let (value, _) = separated(text, value_name, value_name + 5, false)?;
     Some((value, true))
-}
-
-/// Whether `value`, a whole JSON string under the key `name`, passes the checks of a quoted value.
-pub(super) fn accept_whole(name: &str, value: &str, weak_key: bool) -> bool {
-    accept(value, name, Value { start: 0, end: value.len(), quoted: true }, true, weak_key)
-}
-
-/// Whether `value` passes the checks for its separator and key.
-pub(super) fn accept(text: &str, name: &str, value: Value, strong: bool, weak_key: bool) -> bool {
-    let written = value.text(text);
-    if placeholder::is_placeholder(written)
-        || placeholder::is_path(written)
-        || placeholder::is_sentence(written)
-        || (!value.quoted && placeholder::is_call_or_index(written))
-        || written.starts_with("-----BEGIN")
-    {
-        return false;
-    }
-    if name.eq_ignore_ascii_case("pwd") || name.eq_ignore_ascii_case("oldpwd") {
-        // The shell's working directory, not a password, whatever it holds.
-        return !written.starts_with('/') && !written.starts_with('~');
-    }
-    let lower = name.to_ascii_lowercase();
-    let aws_secret = lower.contains("secret_access") || lower.contains("secretaccess");
-    if aws_secret && written.len() == 40 && written.bytes().all(|b| b.is_ascii_hexdigit()) {
-        // A git SHA, never an AWS secret access key (those are base64, mixed case).
-        return false;
-    }
-    if weak_key && written.len() < 12 {
-        return false;
-    }
-    let short_number = written.len() < 4 && written.bytes().all(|b| b.is_ascii_digit());
-    strong || !(value::is_prose(text, value) || short_number)
 }
 
 /// The word right before `name_start` when one space separates them (`API` in `API key:`).

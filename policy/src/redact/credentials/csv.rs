@@ -11,8 +11,8 @@
 //! has a separator unquoted in some cell (`June 7, 2021`): its cell is counted from the left and
 //! taken only when it looks like a secret (see `shape`).
 
-use super::value::Value;
-use super::{assign, shape};
+use super::shape;
+use super::value::{self, Value};
 
 /// Rows read below one header.
 const MAX_ROWS: usize = 1000;
@@ -59,7 +59,7 @@ pub(super) fn at_header(
         if stop > start
             && sure
             && !written.contains(char::is_whitespace)
-            && assign::accept(text, name, value, true, false)
+            && value::accept(text, name, value, true, false)
         {
             super::secret(out, value.start, value.end);
         }

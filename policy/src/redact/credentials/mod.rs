@@ -171,7 +171,7 @@ pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
                     && !placeholder::is_sentence(value)
                     && !placeholder::is_placeholder(value);
             }
-            assign::accept_whole(key, value, weak)
+            value::accept_whole(key, value, weak)
         }
     }
 }

@@ -8,6 +8,8 @@
 //! or one sentence-ending period is trimmed. A quoted value ends at its matching quote (escaped
 //! quotes inside are skipped) and may hold spaces, never a line break.
 
+use super::placeholder;
+
 /// Longest value read, in bytes.
 pub(super) const MAX_VALUE: usize = 8192;
 
@@ -155,4 +157,37 @@ pub(super) fn is_prose(text: &str, value: Value) -> bool {
     // The next word starts another `key=value` or `key: value`: a log line, not prose.
     let after = super::run(bytes, next, 64, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     !matches!(bytes.get(after), Some(b'=' | b':'))
+}
+
+/// Whether `value`, a whole JSON string under the key `name`, passes the checks of a quoted value.
+pub(super) fn accept_whole(name: &str, value: &str, weak_key: bool) -> bool {
+    accept(value, name, Value { start: 0, end: value.len(), quoted: true }, true, weak_key)
+}
+
+/// Whether `value` passes the checks for its separator and key.
+pub(super) fn accept(text: &str, name: &str, value: Value, strong: bool, weak_key: bool) -> bool {
+    let written = value.text(text);
+    if placeholder::is_placeholder(written)
+        || placeholder::is_path(written)
+        || placeholder::is_sentence(written)
+        || (!value.quoted && placeholder::is_call_or_index(written))
+        || written.starts_with("-----BEGIN")
+    {
+        return false;
+    }
+    if name.eq_ignore_ascii_case("pwd") || name.eq_ignore_ascii_case("oldpwd") {
+        // The shell's working directory, not a password, whatever it holds.
+        return !written.starts_with('/') && !written.starts_with('~');
+    }
+    let lower = name.to_ascii_lowercase();
+    let aws_secret = lower.contains("secret_access") || lower.contains("secretaccess");
+    if aws_secret && written.len() == 40 && written.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // A git SHA, never an AWS secret access key (those are base64, mixed case).
+        return false;
+    }
+    if weak_key && written.len() < 12 {
+        return false;
+    }
+    let short_number = written.len() < 4 && written.bytes().all(|b| b.is_ascii_digit());
+    strong || !(is_prose(text, value) || short_number)
 }
