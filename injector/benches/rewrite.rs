@@ -21,6 +21,7 @@ fn settings() -> PageSettings {
         script_url: "https://tasks.corp.example/.toolgate/runtime.0123456789abcdef.js".to_owned(),
         declared_charset: Some("utf-8".to_owned()),
         memory_limit: 1024 * 1024,
+        inject: true,
     }
 }
 

@@ -77,6 +77,20 @@ pub fn allow_in_policy(policy_value: &str, nonce: &str, script_url: &str) -> Str
     rewrite(policy_value, &policies, nonce, script_url, script.as_ref())
 }
 
+/// Whether an enforced policy in `headers` sandboxes the page into an opaque origin: a `sandbox`
+/// directive without `allow-same-origin` (CSP3 §6.3.2; report-only policies sandbox nothing). In
+/// such a page a script with an `integrity` value cannot load from the site (the request is not
+/// CORS-enabled), so the gateway filters the page without placing the runtime.
+pub fn sandboxes_origin(headers: &[CspHeader]) -> bool {
+    headers.iter().filter(|header| !header.report_only).any(|header| {
+        parse_policies(&header.value).iter().any(|policy| {
+            policy.directive("sandbox").is_some_and(|sandbox| {
+                !sandbox.tokens().iter().any(|token| token.text.eq_ignore_ascii_case("allow-same-origin"))
+            })
+        })
+    })
+}
+
 /// Whether the policy restricts scripts and its location sources alone do not admit ours.
 fn needs_more_than_location(policy: &Policy<'_>, script: Option<&ScriptLocation>) -> bool {
     policy.script_directive().is_some_and(|directive| !admits_by_location(&directive.sources(), script))

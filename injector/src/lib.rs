@@ -29,6 +29,7 @@
 //!     script_url,
 //!     declared_charset: Some("utf-8".into()),
 //!     memory_limit: 1 << 20,
+//!     inject: true,
 //! });
 //! let mut out = Vec::new();
 //! rewriter.write(b"<html><head><title>Tasks</title>", &mut out)?;
@@ -44,7 +45,7 @@ mod error;
 mod page;
 mod runtime;
 
-pub use csp::{CspHeader, CspPlan, allow_in_policy, plan_csp};
+pub use csp::{CspHeader, CspPlan, allow_in_policy, plan_csp, sandboxes_origin};
 pub use error::RewriteError;
 pub use page::{
     FormRuleError, FormRuleSpec, FormRules, Outcome, PagePolicy, PageRewriter, PageSettings, PageSummary,

@@ -56,6 +56,10 @@ pub struct PageSettings {
     pub declared_charset: Option<String>,
     /// Upper bound in bytes for lol_html's buffers (`MemorySettings::max_allowed_memory_usage`).
     pub memory_limit: usize,
+    /// Whether the runtime script goes into the page. False for a page the browser sandboxes
+    /// into an opaque origin (CSP `sandbox` without `allow-same-origin`), where the script's
+    /// integrity check cannot pass: such a page is filtered all the same, with no script.
+    pub inject: bool,
 }
 
 /// What happened to the page.
@@ -66,6 +70,9 @@ pub enum Outcome {
     /// The page is in an encoding lol_html cannot parse; every byte passed through untouched and
     /// nothing was injected (never for a filtering rewriter).
     PassedThrough,
+    /// The page was rewritten (filtered, for a filtering rewriter) without the script, as
+    /// [`PageSettings::inject`] asked.
+    NotInjected,
 }
 
 /// Rewrites one HTML response body, chunk by chunk.
@@ -173,6 +180,8 @@ enum Stage {
         state: SharedState,
         /// Refuse ESC bytes (see [`ESCAPE`]): a filtering rewriter whose encoding no BOM or header fixed.
         refuse_escapes: bool,
+        /// Whether the script is placed ([`PageSettings::inject`]).
+        inject: bool,
     },
 }
 
@@ -202,7 +211,12 @@ impl Stage {
                 }
                 let rewriter = send::HtmlRewriter::new(lol_settings, PageSink::new(&state));
                 let refuse_escapes = policy.is_some() && follow_meta_charset;
-                Ok(Stage::Rewrite { rewriter: Box::new(rewriter), state, refuse_escapes })
+                Ok(Stage::Rewrite {
+                    rewriter: Box::new(rewriter),
+                    state,
+                    refuse_escapes,
+                    inject: settings.inject,
+                })
             }
         }
     }
@@ -233,14 +247,15 @@ impl Stage {
     fn end(self, out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         match self {
             Stage::PassThrough => Ok(PageSummary::new(Outcome::PassedThrough)),
-            Stage::Rewrite { rewriter, state, .. } => match rewriter.end() {
+            Stage::Rewrite { rewriter, state, inject, .. } => match rewriter.end() {
                 Ok(()) => {
                     let mut page = lock(&state);
                     // A form still open at the end of the document is complete now.
                     forms::finish(&mut page);
                     // The document-end handler places the script if no head or body did.
                     page.output.drain_into(out);
-                    let summary = PageSummary::new(Outcome::Injected);
+                    let summary =
+                        PageSummary::new(if inject { Outcome::Injected } else { Outcome::NotInjected });
                     Ok(page.filter.as_ref().map_or(summary, |filter| filter.counts.summary(summary)))
                 }
                 Err(error) => {
@@ -269,6 +284,9 @@ fn lol_settings(
         // Strict: markup whose parse is ambiguous for a streaming parser is an error, not a guess.
         .with_strict(true)
         .with_graceful_bail_out_on_content_handler_error(false);
+    if !settings.inject {
+        return lol_settings;
+    }
     let script_tag = injection::script_tag(&settings.script_src, &settings.integrity, &settings.nonce);
     let lol_settings = injection::append_handlers(lol_settings, script_tag);
     meta_csp::append_handler(lol_settings, settings.nonce.clone(), settings.script_url.clone())

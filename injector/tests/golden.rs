@@ -232,6 +232,7 @@ fn rewrite(
         script_url: "https://tasks.corp.example/.toolgate/runtime.0123456789abcdef.js".to_owned(),
         declared_charset: case_settings.declared_charset.clone(),
         memory_limit: case_settings.memory_limit.unwrap_or(1024 * 1024),
+        inject: true,
     };
     let mut rewriter = match page {
         Some(page) => PageRewriter::filtered(settings, page.clone()),

@@ -49,9 +49,16 @@ pub enum Treatment {
 /// without a body (HEAD, 1xx, 204, 205, 304) are never rewritten.
 pub fn treatment(method: &Method, response: &Response<ProxyBody>) -> Treatment {
     let status = response.status();
+    // Nothing to filter and nothing a browser renders: no body, an empty one, or the body of a
+    // redirect the browser follows (it never shows it, and no page script can read it).
+    let empty =
+        response.headers().get(header::CONTENT_LENGTH).is_some_and(|length| length.as_bytes() == b"0");
+    let followed_redirect = status.is_redirection() && response.headers().contains_key(header::LOCATION);
     let bodiless = method == Method::HEAD
         || status.is_informational()
-        || matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED);
+        || matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED)
+        || empty
+        || followed_redirect;
     if bodiless {
         return Treatment::PassThrough;
     }
@@ -99,8 +106,14 @@ pub async fn rewrite(
     }
     let runtime = injector::runtime_asset();
     let script_url = format!("{}://{}{}", origin.scheme, origin.host, runtime.path);
-    let plan = injector::plan_csp(&csp_headers(&parts.headers), &fresh_nonce(), &script_url);
-    replace_csp_headers(&mut parts.headers, &plan.headers)?;
+    let upstream_csp = csp_headers(&parts.headers);
+    // A page sandboxed into an opaque origin cannot load the runtime (its integrity check needs
+    // a CORS-enabled request): it is filtered without it, its CSP untouched, its tools off.
+    let sandboxed = injector::sandboxes_origin(&upstream_csp);
+    let plan = injector::plan_csp(&upstream_csp, &fresh_nonce(), &script_url);
+    if !sandboxed {
+        replace_csp_headers(&mut parts.headers, &plan.headers)?;
+    }
     let settings = PageSettings {
         script_src: runtime.path.clone(),
         integrity: runtime.integrity.clone(),
@@ -108,9 +121,10 @@ pub async fn rewrite(
         script_url,
         declared_charset: declared_charset(&parts.headers),
         memory_limit: gateway.config.limits.rewrite_memory,
+        inject: !sandboxed,
     };
     fix_rewritten_headers(&mut parts.headers);
-    if !user.tools_on {
+    if !user.tools_on || sandboxed {
         switch_page_tools_off(&mut parts.headers);
     }
     let mut body = RewriteBody::new(
@@ -321,6 +335,35 @@ mod tests {
         assert_eq!(treatment(&Method::HEAD, &response(200, Some("text/html"))), Treatment::PassThrough);
         assert_eq!(treatment(&get, &response(304, Some("text/html"))), Treatment::PassThrough);
         assert_eq!(treatment(&get, &response(204, Some("text/html"))), Treatment::PassThrough);
+    }
+
+    #[test]
+    fn redirects_the_browser_follows_and_empty_bodies_get_nothing() {
+        let response = |status: u16, headers: &[(header::HeaderName, &'static str)]| {
+            let mut response = Response::new(crate::http::body::empty());
+            *response.status_mut() = StatusCode::from_u16(status).expect("status");
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html"));
+            for (name, value) in headers {
+                response.headers_mut().insert(name, HeaderValue::from_static(value));
+            }
+            response
+        };
+        let get = Method::GET;
+        let to = (header::LOCATION, "/next");
+        for status in [301, 302, 303, 307, 308] {
+            assert_eq!(
+                treatment(&get, &response(status, std::slice::from_ref(&to))),
+                Treatment::PassThrough,
+                "{status}"
+            );
+        }
+        assert_eq!(treatment(&get, &response(200, &[(header::CONTENT_LENGTH, "0")])), Treatment::PassThrough);
+        // A 3xx without a Location (300 Multiple Choices) is shown, so it is filtered.
+        assert_eq!(treatment(&get, &response(300, &[])), Treatment::Rewrite { charset: None });
+        assert_eq!(
+            treatment(&get, &response(200, &[(header::CONTENT_LENGTH, "10")])),
+            Treatment::Rewrite { charset: None }
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! `config`, `http`, `metrics`, `net`, `page`, `sso`, `state`, `support`.
 
 pub mod forwarding;
+pub mod redirects;
 pub mod websocket;
 
 use crate::agent;
@@ -88,15 +89,14 @@ pub async fn forward(
         websocket::restore_upgrade_headers(response.headers_mut(), value);
         return Ok((websocket::tunnel(client_upgrade, response, site.id.to_string()), Route::Upgrade));
     }
-    forwarding::strip_hop_by_hop(response.headers_mut());
-    cookies::strip_gateway_set_cookies(response.headers_mut());
+    let public = format!("{origin_scheme}://{browser_host}");
+    response_headers(&mut response, site, &public);
     let mut treatment = page::treatment(&method, &response);
     if treatment == Treatment::Refetch {
         // A slice of a page cannot be filtered: fetch the whole page instead, once.
         let retry = retry.ok_or(ProxyError::UpstreamProtocol)?;
         response = send_upstream(gateway, site, retry).await?;
-        forwarding::strip_hop_by_hop(response.headers_mut());
-        cookies::strip_gateway_set_cookies(response.headers_mut());
+        response_headers(&mut response, site, &public);
         treatment = page::treatment(&method, &response);
     }
     match treatment {
@@ -126,6 +126,15 @@ pub async fn forward(
             Ok((response, Route::PassThrough))
         }
     }
+}
+
+/// The response headers the browser may see: hop-by-hop headers and gateway cookies gone, the
+/// upstream's own address replaced by the site's public origin.
+fn response_headers(response: &mut Response<ProxyBody>, site: &Site, public: &str) {
+    let headers = response.headers_mut();
+    forwarding::strip_hop_by_hop(headers);
+    cookies::strip_gateway_set_cookies(headers);
+    redirects::rewrite_to_public(headers, &site.upstream, public);
 }
 
 async fn send_upstream(

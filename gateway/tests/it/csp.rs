@@ -117,3 +117,36 @@ async fn meta_policies_are_adjusted() {
     let nonce = injected_nonce(&rewritten).expect("nonce");
     assert!(rewritten.contains(&format!("'nonce-{nonce}'")), "{rewritten}");
 }
+
+/// A page its CSP sandboxes into an opaque origin (Jupyter serves users' HTML files so) cannot
+/// load the runtime: it gets no script and no CSP change, its page tools are off, and it is still
+/// filtered (tool markup hidden in a comment is removed as on any page).
+#[tokio::test]
+async fn a_sandboxed_page_is_filtered_without_the_runtime() {
+    const SANDBOXED: &str =
+        "<html><head><title>p</title></head><body><!-- <tool name=\"hidden\"></tool> -->ok</body></html>";
+    let app = upstream(|_| {
+        let mut response = reply("text/html", SANDBOXED);
+        response
+            .headers_mut()
+            .insert("content-security-policy", "sandbox allow-scripts".parse().expect("csp"));
+        response
+    })
+    .await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let answer = send(gateway.address, navigate("app.test", "/")).await;
+    gateway.stop().await;
+    let page = answer.text();
+    assert!(injected_nonce(&page).is_none() && !page.contains("<script"), "no runtime: {page}");
+    assert!(!page.contains("hidden") && page.contains("ok"), "still filtered: {page}");
+    assert_eq!(answer.header("content-security-policy"), Some("sandbox allow-scripts"));
+    assert_eq!(answer.header("permissions-policy"), Some("tools=()"));
+
+    // With `allow-same-origin` the origin is the site's: the runtime goes in as usual.
+    let (_, page) = policies_after_gateway(
+        &[("content-security-policy", "sandbox allow-scripts allow-same-origin")],
+        PAGE,
+    )
+    .await;
+    assert!(injected_nonce(&page).is_some());
+}

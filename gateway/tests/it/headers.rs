@@ -86,3 +86,39 @@ async fn trusted_proxies_extend_the_chain() {
     assert_eq!(seen["x-forwarded-proto"], "https");
     gateway.stop().await;
 }
+
+/// An app that builds absolute URLs from the address it listens on (Django behind a proxy
+/// without `USE_X_FORWARDED_HOST`) sends the browser to the site host, not around the gateway:
+/// `Location`, `Refresh` and a cookie's `Domain` naming the upstream are rewritten, and the
+/// redirect's body gets no runtime script.
+#[tokio::test]
+async fn upstream_addresses_in_redirects_and_cookies_become_the_site_host() {
+    let app = upstream(|seen| {
+        // What the app believes its own address is: the Host it was asked for.
+        let own = seen.headers.get("host").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let mut response = reply("text/html; charset=utf-8", "<html><body>Moved</body></html>");
+        *response.status_mut() = http::StatusCode::FOUND;
+        let headers = response.headers_mut();
+        headers.insert("location", format!("http://{own}/admin/?next=%2F").parse().expect("value"));
+        headers.insert("refresh", format!("0; url=http://{own}/admin/").parse().expect("value"));
+        let host = own.split(':').next().unwrap_or_default().to_owned();
+        headers.append(
+            "set-cookie",
+            format!("sessionid=s1; Domain={host}; Path=/; HttpOnly").parse().expect("value"),
+        );
+        headers.append("set-cookie", "theme=dark; Path=/".parse().expect("value"));
+        response
+    })
+    .await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let answer = send(gateway.address, harness::navigate("app.test", "/admin")).await;
+
+    assert_eq!(answer.status, http::StatusCode::FOUND);
+    assert_eq!(answer.header("location"), Some("http://app.test/admin/?next=%2F"));
+    assert_eq!(answer.header("refresh"), Some("0; url=http://app.test/admin/"));
+    let cookies: Vec<&str> =
+        answer.headers.get_all("set-cookie").iter().filter_map(|v| v.to_str().ok()).collect();
+    assert_eq!(cookies, ["sessionid=s1; Path=/; HttpOnly", "theme=dark; Path=/"]);
+    assert_eq!(answer.text(), "<html><body>Moved</body></html>", "nothing injected into a redirect");
+    gateway.stop().await;
+}

@@ -265,3 +265,15 @@ fn the_agent_api_is_reachable_under_connect_restrictions() {
     // The same for a <meta> policy.
     assert_eq!(allow_in_policy("connect-src 'none'", FRESH, URL), format!("connect-src {agent}"));
 }
+
+#[test]
+fn sandbox_without_same_origin_is_an_opaque_origin() {
+    let enforced = |value: &str| CspHeader { report_only: false, value: value.to_owned() };
+    assert!(sandboxes_origin(&[enforced("sandbox")]));
+    assert!(sandboxes_origin(&[enforced("default-src 'self'; SANDBOX allow-scripts allow-forms")]));
+    assert!(sandboxes_origin(&[enforced("script-src 'self'"), enforced("img-src *, sandbox allow-scripts")]));
+    assert!(!sandboxes_origin(&[enforced("sandbox allow-scripts allow-same-origin")]));
+    assert!(!sandboxes_origin(&[enforced("script-src 'self'; frame-src 'none'")]));
+    assert!(!sandboxes_origin(&[CspHeader { report_only: true, value: "sandbox".to_owned() }]));
+    assert!(!sandboxes_origin(&[]));
+}

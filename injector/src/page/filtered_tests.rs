@@ -35,6 +35,7 @@ fn settings() -> PageSettings {
         script_url: "https://a.example/r.js".to_owned(),
         declared_charset: Some("utf-8".to_owned()),
         memory_limit: 256 * 1024,
+        inject: true,
     }
 }
 
@@ -350,4 +351,20 @@ fn a_page_over_the_memory_limit_is_refused_and_nothing_unfiltered_leaks() {
         !emitted.contains("secret") && !emitted.contains("hidden") && !emitted.contains("after"),
         "{emitted}"
     );
+}
+
+#[test]
+fn a_page_without_the_script_is_filtered_all_the_same() {
+    let page = policy(&["shown"], &[], rules(Vec::new(), false));
+    let input = r#"<html><head><meta http-equiv="Content-Security-Policy" content="script-src 'self'"></head><body><tool name="shown"></tool><tool name="secret"></tool></body></html>"#;
+    let mut rewriter = PageRewriter::filtered(PageSettings { inject: false, ..settings() }, page);
+    let mut out = Vec::new();
+    rewriter.write(input.as_bytes(), &mut out).expect("write");
+    let summary = rewriter.end(&mut out).expect("end");
+    let text = String::from_utf8_lossy(&out);
+    assert_eq!(summary.outcome, Outcome::NotInjected);
+    assert_eq!(summary.tools_removed, 1);
+    assert!(!text.contains("secret") && text.contains(r#"<tool name="shown">"#), "{text}");
+    assert!(!text.contains("<script"), "no script: {text}");
+    assert!(text.contains(r#"content="script-src 'self'""#), "the meta CSP is left as written: {text}");
 }

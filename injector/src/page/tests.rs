@@ -10,6 +10,7 @@ fn settings() -> PageSettings {
         script_url: "https://tasks.corp.example/.toolgate/runtime.0123456789abcdef.js".to_owned(),
         declared_charset: None,
         memory_limit: 64 * 1024,
+        inject: true,
     }
 }
 
