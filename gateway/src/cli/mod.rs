@@ -126,6 +126,15 @@ fn check_config(file: &std::path::Path) -> ExitCode {
     if failed {
         return ExitCode::FAILURE;
     }
+    for site in &config.sites {
+        for scope in site.form_scopes.iter().filter(|scope| scope.paths.is_empty()) {
+            eprintln!(
+                "warning: sites.{}: the form rule {:?} has no `path`, so it applies on every page of the \
+                 site (a form with the same id on another page becomes the same tool); give it `path`",
+                site.id, scope.name
+            );
+        }
+    }
     println!("ok");
     ExitCode::SUCCESS
 }

@@ -1,12 +1,94 @@
 //! The typed `[sites.<id>.forms]` section: which legacy forms of a site become agent tools, by
 //! CSS selector rules or the opt-in `auto` mode. Rules are compiled (selectors parsed, names
 //! checked) once here, so a typo is a configuration error with its line, not a page failure.
+//!
+//! A rule's `path` scopes it to pages: one URL path glob or a list, where `*` matches any run of
+//! characters (`/` included) and everything else matches itself (`/admin/staff/employee/add/`,
+//! `/tickets/*/edit`). A selector alone matches forms on every page of the site, so a form with
+//! the same id on an "add" and a "change" page would become the same tool on both:
+//! `check-config` warns about every rule without `path`.
 
 use super::raw;
 use injector::{FormRuleSpec, FormRules};
 use std::sync::Arc;
 
+/// One rule's scope: its tool name and the page paths it applies to (empty: every page).
+#[derive(Debug, Clone)]
+pub struct FormScope {
+    /// The rule's tool name (for warnings).
+    pub name: String,
+    /// The path globs; empty when the rule has no `path`.
+    pub paths: Vec<PathGlob>,
+}
+
+impl FormScope {
+    /// Whether the rule applies on the page at `path`.
+    pub fn applies_to(&self, path: &str) -> bool {
+        self.paths.is_empty() || self.paths.iter().any(|glob| glob.matches(path))
+    }
+}
+
+/// A URL path pattern: `*` matches any run of characters, `/` included; the rest matches itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathGlob {
+    /// The literal pieces between the stars.
+    pieces: Vec<String>,
+}
+
+impl PathGlob {
+    /// Compiles `pattern`, which must be an absolute path (`/…`) without `?` or `#`.
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        if !pattern.starts_with('/') {
+            return Err(format!("path {pattern:?} must start with /"));
+        }
+        if pattern.contains(['?', '#']) || pattern.chars().any(char::is_whitespace) {
+            return Err(format!("path {pattern:?} must be a URL path (no query, fragment or spaces)"));
+        }
+        Ok(Self { pieces: pattern.split('*').map(str::to_owned).collect() })
+    }
+
+    /// Whether `path` matches: the first piece is a prefix, the last a suffix, the others appear
+    /// in order between them (greedy-free, so linear in the path's length per piece).
+    pub fn matches(&self, path: &str) -> bool {
+        let Some((first, rest)) = self.pieces.split_first() else { return false };
+        let Some(mut remaining) = path.strip_prefix(first.as_str()) else { return false };
+        let Some((last, middle)) = rest.split_last() else { return remaining.is_empty() };
+        for piece in middle {
+            match remaining.find(piece.as_str()) {
+                Some(at) => remaining = &remaining[at + piece.len()..],
+                None => return false,
+            }
+        }
+        remaining.ends_with(last.as_str())
+    }
+}
+
 impl super::Checker<'_> {
+    /// Each rule's scope; an invalid path is a problem with its line.
+    pub(super) fn form_scopes(
+        &mut self,
+        site_key: &str,
+        raw: Option<&raw::RawForms>,
+    ) -> Option<Vec<FormScope>> {
+        let Some(raw) = raw else { return Some(Vec::new()) };
+        let mut scopes = Vec::with_capacity(raw.rules.len());
+        let mut broken = false;
+        for (index, rule) in raw.rules.iter().enumerate() {
+            let mut paths = Vec::new();
+            for pattern in rule.get_ref().path.as_ref().map_or(&[][..], raw::OneOrMany::items) {
+                match PathGlob::new(pattern) {
+                    Ok(glob) => paths.push(glob),
+                    Err(message) => {
+                        self.problem(rule, &format!("{site_key}.forms.rule[{index}].path"), &message);
+                        broken = true;
+                    }
+                }
+            }
+            scopes.push(FormScope { name: rule.get_ref().name.clone(), paths });
+        }
+        (!broken).then_some(scopes)
+    }
+
     /// Compiles a site's form rules; every broken rule is reported.
     pub(super) fn forms(&mut self, site_key: &str, raw: Option<&raw::RawForms>) -> Option<Arc<FormRules>> {
         let Some(raw) = raw else { return Some(Arc::new(FormRules::default())) };
@@ -45,5 +127,34 @@ impl super::Checker<'_> {
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PathGlob;
+
+    #[test]
+    fn path_globs_match_whole_paths_with_stars_anywhere() {
+        let glob = |pattern: &str| PathGlob::new(pattern).expect("valid");
+        assert!(
+            glob("/a/b").matches("/a/b") && !glob("/a/b").matches("/a/b/") && !glob("/a/b").matches("/a")
+        );
+        assert!(glob("/a/*").matches("/a/") && glob("/a/*").matches("/a/b/c"));
+        assert!(glob("/*/edit").matches("/x/y/edit") && !glob("/*/edit").matches("/x/edit/no"));
+        assert!(
+            glob("/*/*/change/").matches("/staff/1/change/")
+                && !glob("/*/*/change/").matches("/staff/1/add/")
+        );
+        assert!(
+            glob("/a*b*c").matches("/abc")
+                && glob("/a*b*c").matches("/a-b-b-c")
+                && !glob("/a*b*c").matches("/acb")
+        );
+        assert!(
+            PathGlob::new("no-slash").is_err()
+                && PathGlob::new("/a b").is_err()
+                && PathGlob::new("/a#b").is_err()
+        );
     }
 }

@@ -10,7 +10,7 @@ pub mod secrets;
 
 mod agent;
 mod dashboard;
-mod forms;
+pub mod forms;
 mod llm;
 mod problem;
 mod raw;
@@ -164,6 +164,8 @@ pub struct Site {
     pub page_tools: bool,
     /// The site's legacy-form rules, compiled.
     pub forms: Arc<injector::FormRules>,
+    /// For each form rule (same order): its tool name and the pages it applies to.
+    pub form_scopes: Vec<forms::FormScope>,
     /// TLS to the upstream (private CA, client certificate); `None`: system roots.
     pub tls: Option<UpstreamTls>,
 }
@@ -446,9 +448,16 @@ impl Checker<'_> {
                 }
             };
             let forms = self.forms(&key, site.forms.as_ref());
+            let form_scopes = self.form_scopes(&key, site.forms.as_ref());
             let tls = self.site_tls(&key, site.tls.as_ref());
-            if let (Some(host), Some(upstream), Some(capture_content), Some(forms), Some(tls)) =
-                (host, upstream, capture_content, forms, tls)
+            if let (
+                Some(host),
+                Some(upstream),
+                Some(capture_content),
+                Some(forms),
+                Some(form_scopes),
+                Some(tls),
+            ) = (host, upstream, capture_content, forms, form_scopes, tls)
             {
                 sites.push(Site {
                     id: SiteId::new(id.get_ref().clone()),
@@ -459,6 +468,7 @@ impl Checker<'_> {
                     capture_content,
                     page_tools: site.page_tools,
                     forms,
+                    form_scopes,
                     tls,
                 });
             }

@@ -261,6 +261,27 @@ pub struct RawFormRule {
     /// Submit without waiting for the user (otherwise the user presses submit: a human gate).
     #[serde(default)]
     pub autosubmit: bool,
+    /// The pages the rule applies to: one URL path glob or a list; none: every page.
+    #[serde(default)]
+    pub path: Option<OneOrMany>,
+}
+
+/// One string or a list of them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    /// The strings, in order.
+    pub fn items(&self) -> &[String] {
+        match self {
+            Self::One(one) => std::slice::from_ref(one),
+            Self::Many(many) => many,
+        }
+    }
 }
 
 fn enabled() -> bool {

@@ -116,6 +116,36 @@ fn form_rules_and_page_tools_convert_and_default() {
 }
 
 #[test]
+fn form_rules_are_scoped_to_pages_by_path_globs() {
+    let text = format!(
+        "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form#employee_form\"\nname = \"add_employee\"\n\
+         description = \"Create an employee\"\npath = \"/admin/staff/employee/add/\"\n\
+         [[sites.tasks.forms.rule]]\nselector = \"form#search\"\nname = \"search\"\ndescription = \"Find\"\n\
+         path = [\"/tickets/*/edit\", \"/search\"]\n\
+         [[sites.tasks.forms.rule]]\nselector = \"form#any\"\nname = \"anywhere\"\ndescription = \"d\"\n"
+    );
+    let config = Config::parse(&text, "forms.toml").expect("valid");
+    let scopes = &config.sites[0].form_scopes;
+    assert_eq!(scopes.len(), 3);
+    assert!(scopes[0].applies_to("/admin/staff/employee/add/"));
+    assert!(!scopes[0].applies_to("/admin/staff/employee/1/change/"), "the change page is not the add page");
+    assert!(scopes[1].applies_to("/tickets/42/edit") && scopes[1].applies_to("/search"));
+    assert!(!scopes[1].applies_to("/tickets/42/edit/more") && !scopes[1].applies_to("/search/x"));
+    assert!(scopes[2].paths.is_empty() && scopes[2].applies_to("/anything"), "no path: every page");
+
+    let bad = format!(
+        "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form\"\nname = \"n\"\ndescription = \"d\"\n\
+         path = [\"/ok\", \"relative/path\", \"/q?x=1\"]\n"
+    );
+    let error = Config::parse(&bad, "forms.toml").expect_err("bad paths");
+    assert_eq!(error.problems.len(), 2, "{error}");
+    assert_eq!(error.problems[0].key, "sites.tasks.forms.rule[0].path");
+    assert!(error.problems[0].message.contains("must start with /"), "{}", error.problems[0]);
+    assert_eq!(error.problems[0].line, Some(21), "the rule's line");
+    assert!(error.problems[1].message.contains("no query"), "{}", error.problems[1]);
+}
+
+#[test]
 fn every_broken_form_rule_is_reported_with_its_line() {
     let text = format!(
         "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form[\"\nname = \"ok\"\ndescription = \"d\"\n\

@@ -49,9 +49,20 @@ impl Visibility for PageVisibility {
     }
 }
 
-/// The filter settings for one page response, and whether page tools are on.
-pub fn for_page(gateway: &Gateway, site: &Site, subject: &Subject) -> (PagePolicy, bool) {
+/// The filter settings for the page at `path`, and whether page tools are on.
+pub fn for_page(gateway: &Gateway, site: &Site, subject: &Subject, path: &str) -> (PagePolicy, bool) {
     let visibility = PageVisibility::new(gateway, site, subject);
     let tools_on = visibility.tools_on();
-    (PagePolicy { visibility: Arc::new(visibility), forms: Arc::clone(&site.forms) }, tools_on)
+    (PagePolicy { visibility: Arc::new(visibility), forms: forms_for_page(site, path) }, tools_on)
+}
+
+/// The site's form rules that apply on the page at `path` (their `path` scope); the shared set
+/// itself when all do, which is every page of a site whose rules have no scope.
+fn forms_for_page(site: &Site, path: &str) -> Arc<injector::FormRules> {
+    let applies = |index: usize| site.form_scopes.get(index).is_none_or(|scope| scope.applies_to(path));
+    if (0..site.forms.len()).all(applies) {
+        Arc::clone(&site.forms)
+    } else {
+        Arc::new(site.forms.only(applies))
+    }
 }

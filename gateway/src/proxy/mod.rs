@@ -57,6 +57,7 @@ pub async fn forward(
     mut request: Request<Incoming>,
 ) -> Result<(Response<ProxyBody>, Route), ProxyError> {
     let Browser { client, trusted, host: browser_host, scheme: origin_scheme, request_id } = *browser;
+    let page_path = request.uri().path().to_owned();
     let identity = signed_in.as_ref().map(|(identity, _)| identity);
     let method = request.method().clone();
     let upgrade = websocket::is_upgrade(&request)
@@ -102,7 +103,8 @@ pub async fn forward(
     match treatment {
         Treatment::Rewrite { .. } => {
             let origin = PageOrigin { scheme: origin_scheme, host: browser_host };
-            let (policy, tools_on) = visibility::for_page(gateway, site, &agent::subject_of(identity));
+            let subject = agent::subject_of(identity);
+            let (policy, tools_on) = visibility::for_page(gateway, site, &subject, &page_path);
             let user = PageUser { policy, tools_on };
             let page = page::rewrite(gateway, site, origin, user, response).await.inspect_err(|error| {
                 if error.is_upstream() {

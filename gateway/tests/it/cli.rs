@@ -59,6 +59,21 @@ fn bad_config_lists_every_problem_and_fails() {
 }
 
 #[test]
+fn a_form_rule_without_a_path_is_a_warning_not_a_failure() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("forms.toml");
+    let base = "public_url = \"https://g.example\"\n[server]\nlisten = \"127.0.0.1:1\"\nadmin_listen = \"127.0.0.1:2\"\n\
+                insecure_no_sso = true\n[sites.app]\nhost = \"app.example\"\nupstream = \"http://10.0.0.1\"\n\
+                [[sites.app.forms.rule]]\nselector = \"form#a\"\nname = \"everywhere\"\ndescription = \"d\"\n\
+                [[sites.app.forms.rule]]\nselector = \"form#b\"\nname = \"scoped\"\ndescription = \"d\"\npath = \"/b/*\"\n";
+    std::fs::write(&path, base).expect("write");
+    let (ok, stdout, stderr) = check_config(&path);
+    assert!(ok && stdout.trim() == "ok", "{stdout}{stderr}");
+    assert!(stderr.contains("warning: sites.app: the form rule \"everywhere\" has no `path`"), "{stderr}");
+    assert!(!stderr.contains("\"scoped\""), "a scoped rule is not warned about: {stderr}");
+}
+
+#[test]
 fn unknown_key_is_reported_with_line_and_key() {
     let directory = tempfile::tempdir().expect("temp dir");
     let path = directory.path().join("typo.toml");

@@ -390,3 +390,31 @@ pub fn remove_injection_bytes(page: &[u8]) -> Vec<u8> {
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|window| window == needle)
 }
+
+/// A form rule scoped with `path` makes a tool only on its pages: Django's "add" and "change"
+/// pages share `form#employee_form`, and the add tool must never appear on a change page.
+#[tokio::test]
+async fn a_form_rule_with_a_path_makes_its_tool_only_on_those_pages() {
+    const FORM: &str = "<!doctype html><html><head></head><body>\
+        <form id=\"employee_form\" method=\"post\"><input name=\"name\"><button>Save</button></form></body></html>";
+    let app = upstream(|_| reply("text/html; charset=utf-8", FORM)).await;
+    let directory = tempfile::tempdir().expect("policy dir");
+    let policy = directory.path().join("policy.toml");
+    std::fs::write(&policy, "[defaults]\nunknown_tools = \"allow\"\nunknown_contexts = \"allow\"\n")
+        .expect("write policy");
+    let text = format!(
+        "{}[policy]\nfile = {:?}\n[[sites.site0.forms.rule]]\nselector = \"form#employee_form\"\n\
+         name = \"add_employee\"\ndescription = \"Create an employee record\"\n\
+         path = \"/admin/staff/employee/add/\"\n",
+        harness::config_text(&[("app.test", app.address)], ""),
+        policy.display().to_string()
+    );
+    let gateway = harness::gateway_from_text(&text).await;
+
+    let add = send(gateway.address, navigate("app.test", "/admin/staff/employee/add/")).await.text();
+    assert!(add.contains("toolname=\"add_employee\""), "the add page offers the tool: {add}");
+    let change = send(gateway.address, navigate("app.test", "/admin/staff/employee/1/change/")).await.text();
+    assert!(change.contains("id=\"employee_form\""), "{change}");
+    assert!(!change.contains("toolname"), "the change page offers no add tool: {change}");
+    gateway.stop().await;
+}

@@ -100,6 +100,19 @@ impl FormRules {
         self.auto
     }
 
+    /// The same rules but only those `keep` accepts by index (the order of [`FormRules::new`]),
+    /// for a page some rules do not apply to; auto mode is kept as it is.
+    pub fn only(&self, keep: impl Fn(usize) -> bool) -> Self {
+        let rules =
+            self.rules.iter().enumerate().filter(|(index, _)| keep(*index)).map(|(_, rule)| rule.clone());
+        Self { rules: rules.collect(), auto: self.auto }
+    }
+
+    /// How many rules there are.
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
     pub(super) fn has_params(&self) -> bool {
         self.rules.iter().any(|rule| !rule.params.is_empty())
     }
