@@ -91,6 +91,7 @@ fn form_rules() -> Vec<FormRuleSpec> {
         name: "search".to_owned(),
         description: "Search the board".to_owned(),
         params: vec![("q".to_owned(), "Search text".to_owned())],
+        param_schemas: Vec::new(),
         autosubmit: false,
     }]
 }

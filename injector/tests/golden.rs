@@ -189,6 +189,7 @@ fn run_filter_case(
             name: rule.name,
             description: rule.description,
             params: rule.params,
+            param_schemas: Vec::new(),
             autosubmit: rule.autosubmit,
         })
         .collect();

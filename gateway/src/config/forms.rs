@@ -96,16 +96,26 @@ impl super::Checker<'_> {
         let mut broken = false;
         for (index, rule) in raw.rules.iter().enumerate() {
             let key = format!("{site_key}.forms.rule[{index}]");
+            let mut params = Vec::new();
+            let mut param_schemas = Vec::new();
+            for (control, value) in &rule.get_ref().params {
+                match param(value) {
+                    Ok((description, schema)) => {
+                        params.extend(description.map(|text| (control.clone(), text)));
+                        param_schemas.extend(schema.map(|fragment| (control.clone(), fragment)));
+                    }
+                    Err(message) => {
+                        self.problem(rule, &format!("{key}.params.{control}"), &message);
+                        broken = true;
+                    }
+                }
+            }
             let spec = FormRuleSpec {
                 selector: rule.get_ref().selector.clone(),
                 name: rule.get_ref().name.clone(),
                 description: rule.get_ref().description.clone(),
-                params: rule
-                    .get_ref()
-                    .params
-                    .iter()
-                    .map(|(name, text)| (name.clone(), text.clone()))
-                    .collect(),
+                params,
+                param_schemas,
                 autosubmit: rule.get_ref().autosubmit,
             };
             // Compiled alone first, so each broken rule is reported with its own line.
@@ -130,9 +140,108 @@ impl super::Checker<'_> {
     }
 }
 
+/// JSON Schema formats a parameter may name (JSON Schema 2020-12 §7.3, the ones a form value
+/// can carry).
+const FORMATS: [&str; 11] = [
+    "date",
+    "time",
+    "date-time",
+    "duration",
+    "email",
+    "uri",
+    "uri-reference",
+    "uuid",
+    "hostname",
+    "ipv4",
+    "ipv6",
+];
+
+/// A parameter as written: a description, or a table with an optional `description` and the
+/// JSON Schema keywords `format`, `pattern`, `examples`, `minimum`, `maximum`, `minLength` and
+/// `maxLength`. Returns the description and the schema fragment (serialized JSON, without the
+/// description), each only when given.
+fn param(value: &serde_json::Value) -> Result<(Option<String>, Option<String>), String> {
+    use serde_json::Value;
+    let table = match value {
+        Value::String(text) => return Ok((Some(text.clone()), None)),
+        Value::Object(table) => table,
+        _ => return Err("must be a description or a table of JSON Schema keywords".to_owned()),
+    };
+    let mut description = None;
+    let mut fragment = serde_json::Map::new();
+    for (keyword, value) in table {
+        match (keyword.as_str(), value) {
+            ("description", Value::String(text)) => description = Some(text.clone()),
+            ("format", Value::String(format)) if FORMATS.contains(&format.as_str()) => {
+                fragment.insert(keyword.clone(), value.clone());
+            }
+            ("format", _) => return Err(format!("format must be one of {}", FORMATS.join(", "))),
+            ("pattern", Value::String(pattern)) => {
+                // Browsers read it as an ECMAScript regular expression; Rust's syntax is the
+                // portable subset JSON Schema recommends, so what passes here works there.
+                regex::Regex::new(pattern)
+                    .map_err(|error| format!("pattern {pattern:?} is not valid: {error}"))?;
+                fragment.insert(keyword.clone(), value.clone());
+            }
+            ("examples", Value::Array(_)) => {
+                fragment.insert(keyword.clone(), value.clone());
+            }
+            ("minimum" | "maximum", Value::Number(_)) => {
+                fragment.insert(keyword.clone(), value.clone());
+            }
+            ("minLength" | "maxLength", Value::Number(number)) if number.as_u64().is_some() => {
+                fragment.insert(keyword.clone(), value.clone());
+            }
+            (
+                "description" | "pattern" | "examples" | "minimum" | "maximum" | "minLength" | "maxLength",
+                _,
+            ) => return Err(format!("{keyword} has the wrong type")),
+            _ => {
+                return Err(format!(
+                    "unknown key {keyword:?} (allowed: description, format, pattern, examples, minimum, maximum, \
+                     minLength, maxLength)"
+                ));
+            }
+        }
+    }
+    let bounds = |low: &str, high: &str| {
+        let number = |key: &str| fragment.get(key).and_then(Value::as_f64);
+        number(low).zip(number(high)).is_some_and(|(low, high)| low > high)
+    };
+    if bounds("minimum", "maximum") || bounds("minLength", "maxLength") {
+        return Err("a minimum is above its maximum".to_owned());
+    }
+    let fragment = (!fragment.is_empty()).then(|| Value::Object(fragment).to_string());
+    Ok((description, fragment))
+}
+
 #[cfg(test)]
 mod tests {
     use super::PathGlob;
+
+    #[test]
+    fn params_are_descriptions_or_schema_fragments() {
+        use super::param;
+        use serde_json::json;
+        assert_eq!(param(&json!("Full name")), Ok((Some("Full name".to_owned()), None)));
+        let (description, fragment) =
+            param(&json!({"description": "Hiring day", "format": "date", "examples": ["2026-04-01"]}))
+                .expect("ok");
+        assert_eq!(description.as_deref(), Some("Hiring day"));
+        assert_eq!(fragment.as_deref(), Some(r#"{"examples":["2026-04-01"],"format":"date"}"#));
+        assert_eq!(param(&json!({"maxLength": 120})), Ok((None, Some(r#"{"maxLength":120}"#.to_owned()))));
+        for (bad, needle) in [
+            (json!({"format": "dat"}), "format must be one of"),
+            (json!({"pattern": "(unclosed"}), "is not valid"),
+            (json!({"minimum": 5, "maximum": 1}), "above its maximum"),
+            (json!({"maxlength": 3}), "unknown key \"maxlength\""),
+            (json!({"minimum": "1"}), "wrong type"),
+            (json!(3), "must be a description"),
+        ] {
+            let error = param(&bad).expect_err("refused");
+            assert!(error.contains(needle), "{bad}: {error}");
+        }
+    }
 
     #[test]
     fn path_globs_match_whole_paths_with_stars_anywhere() {

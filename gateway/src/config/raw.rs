@@ -255,9 +255,10 @@ pub struct RawFormRule {
     pub selector: String,
     pub name: String,
     pub description: String,
-    /// Control name → parameter description.
+    /// Control name → parameter description, or a table with a description and JSON Schema
+    /// keywords (checked in `forms.rs`).
     #[serde(default)]
-    pub params: std::collections::BTreeMap<String, String>,
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
     /// Submit without waiting for the user (otherwise the user presses submit: a human gate).
     #[serde(default)]
     pub autosubmit: bool,

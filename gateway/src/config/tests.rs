@@ -146,6 +146,21 @@ fn form_rules_are_scoped_to_pages_by_path_globs() {
 }
 
 #[test]
+fn a_bad_schema_fragment_in_a_rule_is_a_problem_with_its_line() {
+    let text = format!(
+        "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form\"\nname = \"n\"\ndescription = \"d\"\n\
+         params = {{ hired = {{ format = \"day\" }}, name = {{ description = \"Name\", maxLength = 120 }} }}\n"
+    );
+    let error = Config::parse(&text, "forms.toml").expect_err("bad format");
+    assert_eq!(error.problems.len(), 1, "{error}");
+    assert_eq!(error.problems[0].key, "sites.tasks.forms.rule[0].params.hired");
+    assert_eq!(error.problems[0].line, Some(21), "the rule's line");
+    assert!(error.problems[0].message.contains("format must be one of"), "{}", error.problems[0]);
+    let fixed = text.replace("format = \"day\"", "format = \"date\"");
+    Config::parse(&fixed, "forms.toml").expect("valid fragments");
+}
+
+#[test]
 fn every_broken_form_rule_is_reported_with_its_line() {
     let text = format!(
         "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form[\"\nname = \"ok\"\ndescription = \"d\"\n\

@@ -305,3 +305,58 @@ async fn invalid_arguments_leave_the_form_untouched() {
     assert_eq!(page.eval("window.formState()").await, before, "a constraint failure must restore the form");
     assert_eq!(page.eval("window.record.submits.length").await, json!(0));
 }
+
+/// A rule-generated tool carries the control's own `maxlength` and the rule's schema fragment
+/// (a date typed as text gets `format: date` and the date hint), so the runtime refuses a
+/// 130-character name and `04/01/2026` before touching the form.
+#[tokio::test]
+async fn rule_tools_carry_length_limits_and_schema_fragments() {
+    rule_tool_limits(&[]).await;
+}
+
+/// The same with Chromium's native WebMCP, which registers the form itself.
+#[tokio::test]
+async fn rule_tools_carry_their_limits_under_native_webmcp_too() {
+    rule_tool_limits(&[NATIVE_WEBMCP]).await;
+}
+
+async fn rule_tool_limits(extra: &[&str]) {
+    const PAGE: &str = "<!doctype html><html><head><title>Add employee</title></head><body>\
+        <form id=\"employee_form\" method=\"post\" action=\"/saved\"><input name=\"name\" maxlength=\"120\" required>\
+        <input name=\"hired\" type=\"text\"><button>Save</button></form></body></html>";
+    let app = upstream(|_| reply("text/html; charset=utf-8", PAGE)).await;
+    let directory = tempfile::tempdir().expect("policy dir");
+    let policy = directory.path().join("policy.toml");
+    std::fs::write(&policy, POLICY).expect("write policy");
+    let text = format!(
+        "{}[policy]\nfile = {:?}\n[[sites.site0.forms.rule]]\nselector = \"form#employee_form\"\n\
+         name = \"add_employee\"\ndescription = \"Create an employee record\"\npath = \"/add\"\n\
+         params = {{ name = \"Full name\", hired = {{ description = \"First working day\", format = \"date\" }} }}\n",
+        harness::config_text(&[("forms.localhost", app.address)], ""),
+        policy.display().to_string()
+    );
+    let gateway = harness::gateway_from_text(&text).await;
+    let browser = Browser::launch(extra).await;
+    let page = browser.page().await;
+    page.goto(&format!("http://forms.localhost:{}/add", gateway.address.port())).await;
+    page.eval("window.__toolgate__.ready.then(() => true)").await;
+
+    let tools = catalog_tools(&page, 1).await;
+    let schema = &tools[0]["input_schema"]["properties"];
+    assert_eq!(schema["name"]["maxLength"], json!(120), "{schema}");
+    assert_eq!(schema["name"]["description"], json!("Full name"));
+    assert_eq!(schema["hired"]["format"], json!("date"), "{schema}");
+    let hint = schema["hired"]["description"].as_str().unwrap_or_default();
+    assert!(hint.starts_with("First working day (") && hint.contains("YYYY-MM-DD"), "{hint}");
+
+    for (args, path) in [
+        (json!({"name": "x".repeat(130), "hired": "2026-04-01"}), "/name"),
+        (json!({"name": "Ada", "hired": "04/01/2026"}), "/hired"),
+    ] {
+        let outcome = call(&page, "add_employee", args.clone()).await;
+        assert_eq!(outcome["error"]["code"], json!("invalid_arguments"), "{args}: {outcome}");
+        assert!(outcome.to_string().contains(path), "{args} refused at {path}: {outcome}");
+    }
+    assert_eq!(page.eval("document.querySelector('[name=name]').value").await, json!(""), "form untouched");
+    gateway.stop().await;
+}

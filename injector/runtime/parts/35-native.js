@@ -165,6 +165,22 @@ function refreshNativeForms() {
     });
 }
 
+/**
+ * A form the proxy made a tool of carries the gateway's limits (the control's length limits, the
+ * rule's schema fragment), which the browser's own derivation does not know: its schema is ours.
+ */
+function generatedFormSchema(form) {
+  if (!form || formSource(form) !== 'form') {
+    return null;
+  }
+  try {
+    const described = DeclarativeForms.describe(form);
+    return described ? described.input_schema : null;
+  } catch {
+    return null;
+  }
+}
+
 function nativeFormTool(tool) {
   const form = toolForm(tool.name);
   const hints = tool.annotations || {};
@@ -173,7 +189,7 @@ function nativeFormTool(tool) {
     name: tool.name,
     title: tool.title || undefined,
     description: tool.description || '',
-    input_schema: tool.inputSchema || jsonClone(EMPTY_OBJECT_SCHEMA),
+    input_schema: generatedFormSchema(form) || tool.inputSchema || jsonClone(EMPTY_OBJECT_SCHEMA),
     annotations: {
       read_only: Boolean(hints.readOnlyHint),
       consequential: Boolean(hints.consequentialHint),

@@ -55,7 +55,7 @@ const formDerivation = (() => {
     if (name === null || description === null || !TOOL_NAME.test(name)) {
       return null;
     }
-    const fields = collectFields(form);
+    const fields = collectFields(form, form.getAttribute('data-toolgate-source') === 'form');
     const properties = {};
     for (const field of fields) {
       // defineProperty: a control named "__proto__" is a property, never the object's prototype.
@@ -72,14 +72,14 @@ const formDerivation = (() => {
    * Named, enabled, writable data controls grouped by name, in tree order. A name shared by several
    * controls is a radio group or a checkbox group; any other shared name is ambiguous and left out.
    */
-  function collectFields(form) {
+  function collectFields(form, generated) {
     const groups = new Map();
     for (const control of controlsOf(form).filter(isDataControl)) {
       groups.set(control.name, [...(groups.get(control.name) || []), control]);
     }
     return Array.from(groups, ([name, controls]) => ({ name, controls, kind: fieldKind(controls) }))
       .filter((field) => field.kind !== null)
-      .map((field) => ({ ...field, schema: fieldSchema(field.kind, field.controls) }));
+      .map((field) => ({ ...field, schema: fieldSchema(field.kind, field.controls, generated) }));
   }
 
   function isDataControl(control) {
@@ -109,8 +109,11 @@ const formDerivation = (() => {
     return ['number', 'range', 'date'].includes(type) || FORMAT_PATTERNS[type] ? type : 'text';
   }
 
-  // Key order follows Chromium: type, constraints, anyOf, enum, description last.
-  function fieldSchema(kind, controls) {
+  // Key order follows Chromium: type, constraints, anyOf, enum, description last. A form the
+  // gateway made a tool of (`generated`, from a site's form rule or auto mode) also carries the
+  // control's own length limits and the rule's schema fragment; pages' own declarative forms
+  // keep exactly Chromium's derivation.
+  function fieldSchema(kind, controls, generated) {
     const [control] = controls;
     const options = () => Array.from(control.options, (option) => [option.value, option.textContent]);
     const labelled = () => controls.map((choice) => [choice.value, labelText(choice) || null]);
@@ -136,17 +139,65 @@ const formDerivation = (() => {
         schema.pattern = control.getAttribute('pattern');
       }
     }
+    if (generated && controls.length === 1) {
+      addLengthLimits(schema, control);
+      mergeRuleFragment(schema, control.getAttribute('data-toolgate-schema'));
+    }
     // A group (several radios or checkboxes) has no description; one control has its own.
     if (kind === 'checkbox-group') {
       return schema;
     }
     const description = controls.length === 1 ? control.getAttribute('toolparamdescription') || labelText(control) : '';
-    if (kind === 'date') {
+    if (kind === 'date' || (kind === 'text' && schema.format === 'date')) {
       schema.description = description ? `${description} (${DATE_HINT})` : DATE_HINT;
     } else if (description) {
       schema.description = description;
     }
     return schema;
+  }
+
+  /** `maxlength` and `minlength` of a text control, as the browser enforces them on a user. */
+  function addLengthLimits(schema, control) {
+    if (schema.type !== 'string' || schema.anyOf) {
+      return;
+    }
+    for (const [attribute, keyword] of [['minlength', 'minLength'], ['maxlength', 'maxLength']]) {
+      const value = parseNumber(control.getAttribute(attribute));
+      if (value !== null && value >= 0 && Number.isInteger(value)) {
+        schema[keyword] = value;
+      }
+    }
+  }
+
+  /** The keywords of the rule's fragment (JSON written by the gateway) that fit the schema's type. */
+  function mergeRuleFragment(schema, text) {
+    if (!text) {
+      return;
+    }
+    let fragment;
+    try {
+      fragment = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (fragment === null || typeof fragment !== 'object' || Array.isArray(fragment)) {
+      return;
+    }
+    const strings = ['format', 'pattern'];
+    const numbers = schema.type === 'number' ? ['minimum', 'maximum'] : ['minLength', 'maxLength'];
+    for (const keyword of strings.filter(() => schema.type === 'string')) {
+      if (typeof fragment[keyword] === 'string') {
+        schema[keyword] = fragment[keyword];
+      }
+    }
+    for (const keyword of numbers) {
+      if (typeof fragment[keyword] === 'number') {
+        schema[keyword] = fragment[keyword];
+      }
+    }
+    if (Array.isArray(fragment.examples)) {
+      schema.examples = fragment.examples;
+    }
   }
 
   /**

@@ -84,6 +84,7 @@ fn rule(selector: &str, name: &str, description: &str) -> FormRuleSpec {
         name: name.to_owned(),
         description: description.to_owned(),
         params: Vec::new(),
+        param_schemas: Vec::new(),
         autosubmit: false,
     }
 }
@@ -367,4 +368,23 @@ fn a_page_without_the_script_is_filtered_all_the_same() {
     assert!(!text.contains("secret") && text.contains(r#"<tool name="shown">"#), "{text}");
     assert!(!text.contains("<script"), "no script: {text}");
     assert!(text.contains(r#"content="script-src 'self'""#), "the meta CSP is left as written: {text}");
+}
+
+#[test]
+fn rule_schema_fragments_go_on_their_controls_and_only_the_gateways_stay() {
+    let mut spec = rule("form#employee", "add_employee", "Create an employee");
+    spec.params.push(("name".to_owned(), "Full name".to_owned()));
+    spec.param_schemas
+        .push(("hired".to_owned(), r#"{"format":"date","examples":["2026-04-01"]}"#.to_owned()));
+    let page = policy(&["add_employee"], &[], rules(vec![spec], false));
+    let input = r#"<form id="employee"><input name="name" data-toolgate-schema='{"maxLength":1}'><input name="hired"></form>"#;
+    let (out, _) = filter(input, &page);
+    assert!(
+        out.contains(r#"<input name="hired" data-toolgate-schema="{&quot;format&quot;:&quot;date&quot;,&quot;examples&quot;:[&quot;2026-04-01&quot;]}">"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"<input name="name" toolparamdescription="Full name">"#),
+        "the page's own fragment is gone: {out}"
+    );
 }

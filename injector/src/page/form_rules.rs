@@ -20,6 +20,9 @@ pub struct FormRuleSpec {
     pub description: String,
     /// Control `name` → parameter description, written as `toolparamdescription`.
     pub params: Vec<(String, String)>,
+    /// Control `name` → a JSON Schema fragment (serialized JSON object) for its parameter,
+    /// written as `data-toolgate-schema`; the runtime merges it into the parameter's schema.
+    pub param_schemas: Vec<(String, String)>,
     /// Whether the agent may submit the form without the user (`toolautosubmit`).
     pub autosubmit: bool,
 }
@@ -76,6 +79,7 @@ pub(super) struct FormRule {
     pub(super) name: String,
     pub(super) description: String,
     pub(super) params: Vec<(String, String)>,
+    pub(super) param_schemas: Vec<(String, String)>,
     pub(super) autosubmit: bool,
 }
 
@@ -114,7 +118,14 @@ impl FormRules {
     }
 
     pub(super) fn has_params(&self) -> bool {
-        self.rules.iter().any(|rule| !rule.params.is_empty())
+        self.rules.iter().any(FormRule::describes_controls)
+    }
+}
+
+impl FormRule {
+    /// Whether the rule writes anything on its form's controls.
+    pub(super) fn describes_controls(&self) -> bool {
+        !self.params.is_empty() || !self.param_schemas.is_empty()
     }
 }
 
@@ -137,11 +148,19 @@ fn compile(rule: usize, spec: FormRuleSpec) -> Result<FormRule, FormRuleError> {
         }
         params.push((control, escape_to_ascii(description.trim())));
     }
+    let mut param_schemas = Vec::with_capacity(spec.param_schemas.len());
+    for (control, fragment) in spec.param_schemas {
+        if control.is_empty() || !(fragment.starts_with('{') && fragment.ends_with('}')) {
+            return Err(FormRuleError::Param { rule, param: control });
+        }
+        param_schemas.push((control, escape_to_ascii(&fragment)));
+    }
     Ok(FormRule {
         selector,
         name: spec.name,
         description: escape_to_ascii(spec.description.trim()),
         params,
+        param_schemas,
         autosubmit: spec.autosubmit,
     })
 }
@@ -156,6 +175,7 @@ mod tests {
             name: name.to_owned(),
             description: description.to_owned(),
             params: Vec::new(),
+            param_schemas: Vec::new(),
             autosubmit: false,
         }
     }

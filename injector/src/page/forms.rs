@@ -169,7 +169,7 @@ fn apply_rule(
     }
     element.set_attribute("data-toolgate-source", "form")?;
     filter.counts.forms_tooled += 1;
-    let describe = !rule.params.is_empty() && element.can_have_content();
+    let describe = rule.describes_controls() && element.can_have_content();
     if describe {
         filter.forms.active_params = Some(index);
     }
@@ -268,13 +268,22 @@ fn describe_control(state: &SharedState, element: &mut send::Element<'_, '_>) ->
         return Ok(());
     };
     let control = decode_character_references(&control);
-    let description = with_filter(state, |_, filter| {
+    let written = with_filter(state, |_, filter| {
         let index = filter.forms.active_params?;
         let rule = filter.rules.rules.get(index)?;
-        rule.params.iter().find(|(name, _)| *name == control).map(|(_, description)| description.clone())
+        let find = |list: &[(String, String)]| {
+            list.iter().find(|(name, _)| *name == control).map(|(_, v)| v.clone())
+        };
+        Some((find(&rule.params), find(&rule.param_schemas)))
     });
-    if let Some(Some(description)) = description {
+    let Some(Some((description, schema))) = written else { return Ok(()) };
+    if let Some(description) = description {
         element.set_attribute("toolparamdescription", &description)?;
+    }
+    // Only the gateway writes the schema fragment: a page's own value is replaced or removed.
+    match schema {
+        Some(schema) => element.set_attribute("data-toolgate-schema", &schema)?,
+        None => element.remove_attribute("data-toolgate-schema"),
     }
     Ok(())
 }
