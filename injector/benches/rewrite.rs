@@ -93,6 +93,7 @@ fn form_rules() -> Vec<FormRuleSpec> {
         params: vec![("q".to_owned(), "Search text".to_owned())],
         param_schemas: Vec::new(),
         autosubmit: false,
+        method: None,
     }]
 }
 

@@ -191,6 +191,7 @@ fn run_filter_case(
             params: rule.params,
             param_schemas: Vec::new(),
             autosubmit: rule.autosubmit,
+            method: None,
         })
         .collect();
     let forms = Arc::new(FormRules::new(specs, policy.auto).map_err(|error| format!("{name}: {error}"))?);

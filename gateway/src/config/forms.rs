@@ -117,6 +117,7 @@ impl super::Checker<'_> {
                 params,
                 param_schemas,
                 autosubmit: rule.get_ref().autosubmit,
+                method: rule.get_ref().method.clone(),
             };
             // Compiled alone first, so each broken rule is reported with its own line.
             if let Err(error) = FormRules::new(vec![spec.clone()], false) {

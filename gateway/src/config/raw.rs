@@ -265,6 +265,9 @@ pub struct RawFormRule {
     /// The pages the rule applies to: one URL path glob or a list; none: every page.
     #[serde(default)]
     pub path: Option<OneOrMany>,
+    /// Only forms submitted with this method (`GET` or `POST`); none: any.
+    #[serde(default)]
+    pub method: Option<String>,
 }
 
 /// One string or a list of them.

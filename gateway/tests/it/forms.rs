@@ -360,3 +360,36 @@ async fn rule_tool_limits(extra: &[&str]) {
     assert_eq!(page.eval("document.querySelector('[name=name]').value").await, json!(""), "form untouched");
     gateway.stop().await;
 }
+
+/// A rule whose selector matches two forms on one page cannot say which one it was written for:
+/// the runtime offers neither (no `add_employee_2`), and the page's other tools stay.
+#[tokio::test]
+async fn a_rule_matching_two_forms_on_a_page_offers_neither() {
+    const PAGE: &str = "<!doctype html><html><head></head><body>\
+        <form class=\"employee\"><input name=\"name\"></form><form class=\"employee\"><input name=\"name\"></form>\
+        <form id=\"search\"><input name=\"q\"></form></body></html>";
+    let app = upstream(|_| reply("text/html; charset=utf-8", PAGE)).await;
+    let directory = tempfile::tempdir().expect("policy dir");
+    let policy = directory.path().join("policy.toml");
+    std::fs::write(&policy, POLICY).expect("write policy");
+    let text = format!(
+        "{}[policy]\nfile = {:?}\n[[sites.site0.forms.rule]]\nselector = \"form.employee\"\n\
+         name = \"add_employee\"\ndescription = \"Create an employee record\"\npath = \"/page\"\n\
+         [[sites.site0.forms.rule]]\nselector = \"form#search\"\nname = \"search\"\ndescription = \"Find\"\n\
+         path = \"/page\"\n",
+        harness::config_text(&[("forms.localhost", app.address)], ""),
+        policy.display().to_string()
+    );
+    let gateway = harness::gateway_from_text(&text).await;
+    for extra in [&[][..], &[NATIVE_WEBMCP][..]] {
+        let browser = Browser::launch(extra).await;
+        let page = browser.page().await;
+        page.goto(&format!("http://forms.localhost:{}/page", gateway.address.port())).await;
+        page.eval("window.__toolgate__.ready.then(() => true)").await;
+        let tools = catalog_tools(&page, 1).await;
+        assert_eq!(tools[0]["name"], json!("search"), "{extra:?}: {tools}");
+        let names = page.eval("window.__toolgate__.catalog().tools.map((tool) => tool.name)").await;
+        assert_eq!(names, json!(["search"]), "{extra:?}");
+    }
+    gateway.stop().await;
+}

@@ -223,13 +223,37 @@ function polyfilledFormTool(form) {
 }
 
 function formTools() {
+  const conflicts = conflictedNames();
   if (nativeDocumentContext) {
-    return nativeFormTools.filter((tool) => toolForm(tool.name) !== null).map(nativeFormTool);
+    return nativeFormTools.filter((tool) => toolForm(tool.name) !== null && !conflicts.has(tool.name))
+      .map(nativeFormTool);
   }
   if (typeof DeclarativeForms === 'undefined') {
     return [];
   }
-  return Array.from(document.querySelectorAll('form[toolname]'), polyfilledFormTool).filter(Boolean);
+  return Array.from(document.querySelectorAll('form[toolname]'))
+    .filter((form) => !conflicts.has(form.getAttribute('toolname')))
+    .map(polyfilledFormTool).filter(Boolean);
+}
+
+/**
+ * Names the proxy gave to more than one form on the page: a site's form rule that matched two
+ * forms. Which one the rule was written for cannot be told, so neither is offered (a clash
+ * suffix would hand the agent a tool its author never described).
+ */
+function conflictedNames() {
+  const seen = new Map();
+  for (const form of document.querySelectorAll('form[toolname]')) {
+    if (formSource(form) === 'form') {
+      const name = form.getAttribute('toolname');
+      seen.set(name, (seen.get(name) || 0) + 1);
+    }
+  }
+  const conflicts = new Set(Array.from(seen).filter(([, count]) => count > 1).map(([name]) => name));
+  if (conflicts.size > 0) {
+    warn('form tools offered by no form: a rule matched several forms', Array.from(conflicts).join(', '));
+  }
+  return conflicts;
 }
 
 function touchesToolForm(record) {

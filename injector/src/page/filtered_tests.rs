@@ -86,6 +86,7 @@ fn rule(selector: &str, name: &str, description: &str) -> FormRuleSpec {
         params: Vec::new(),
         param_schemas: Vec::new(),
         autosubmit: false,
+        method: None,
     }
 }
 
@@ -387,4 +388,21 @@ fn rule_schema_fragments_go_on_their_controls_and_only_the_gateways_stay() {
         out.contains(r#"<input name="name" toolparamdescription="Full name">"#),
         "the page's own fragment is gone: {out}"
     );
+}
+
+#[test]
+fn a_rule_with_a_method_applies_only_to_forms_with_that_method() {
+    let mut post_only = rule("form.employee", "add_employee", "Create an employee");
+    post_only.method = Some("post".to_owned());
+    let page = policy(&["add_employee"], &[], rules(vec![post_only], false));
+    let input = r#"<form class="employee" method="get" action="/search"></form><form class="employee" method="POST"></form>"#;
+    let (out, summary) = filter(input, &page);
+    assert_eq!(
+        out,
+        r#"<form class="employee" method="get" action="/search"></form><form class="employee" method="POST" toolname="add_employee" tooldescription="Create an employee" data-toolgate-source="form"></form>"#
+    );
+    assert_eq!(summary.forms_tooled, 1);
+    let mut bad = rule("form", "n", "d");
+    bad.method = Some("PUT".to_owned());
+    assert!(FormRules::new(vec![bad], false).is_err(), "only GET or POST");
 }

@@ -25,6 +25,8 @@ pub struct FormRuleSpec {
     pub param_schemas: Vec<(String, String)>,
     /// Whether the agent may submit the form without the user (`toolautosubmit`).
     pub autosubmit: bool,
+    /// Only forms submitted with this method (`GET` or `POST`, any case); `None`: any.
+    pub method: Option<String>,
 }
 
 /// Why a rule was refused.
@@ -63,6 +65,14 @@ pub enum FormRuleError {
         /// The control name as written.
         param: String,
     },
+    /// The method is neither `GET` nor `POST`.
+    #[error("form rule {rule}: method {method:?} must be GET or POST")]
+    Method {
+        /// Index of the rule in the list.
+        rule: usize,
+        /// The method as written.
+        method: String,
+    },
 }
 
 /// The compiled rules of one site, shared by every response of that site.
@@ -81,6 +91,8 @@ pub(super) struct FormRule {
     pub(super) params: Vec<(String, String)>,
     pub(super) param_schemas: Vec<(String, String)>,
     pub(super) autosubmit: bool,
+    /// Upper case; `None`: any method.
+    pub(super) method: Option<String>,
 }
 
 impl FormRules {
@@ -148,6 +160,11 @@ fn compile(rule: usize, spec: FormRuleSpec) -> Result<FormRule, FormRuleError> {
         }
         params.push((control, escape_to_ascii(description.trim())));
     }
+    let method = match spec.method.map(|method| method.trim().to_ascii_uppercase()) {
+        None => None,
+        Some(method) if method == "GET" || method == "POST" => Some(method),
+        Some(method) => return Err(FormRuleError::Method { rule, method }),
+    };
     let mut param_schemas = Vec::with_capacity(spec.param_schemas.len());
     for (control, fragment) in spec.param_schemas {
         if control.is_empty() || !(fragment.starts_with('{') && fragment.ends_with('}')) {
@@ -162,6 +179,7 @@ fn compile(rule: usize, spec: FormRuleSpec) -> Result<FormRule, FormRuleError> {
         params,
         param_schemas,
         autosubmit: spec.autosubmit,
+        method,
     })
 }
 
@@ -177,6 +195,7 @@ mod tests {
             params: Vec::new(),
             param_schemas: Vec::new(),
             autosubmit: false,
+            method: None,
         }
     }
 

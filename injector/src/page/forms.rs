@@ -44,8 +44,17 @@ pub(super) fn append_handlers(
     };
     for (index, rule) in rules.rules.iter().enumerate() {
         let state = SharedState::clone(state);
+        let method = rule.method.clone();
         let handler = move |element: &mut send::Element<'_, '_>| {
-            if element.tag_name() == "form" {
+            // The form's method as the browser reads it: `get` unless it says `post` or `dialog`.
+            let form_method = element.get_attribute("method").map(|m| m.trim().to_ascii_uppercase());
+            let form_method = match form_method.as_deref() {
+                Some("POST") => "POST",
+                Some("DIALOG") => "DIALOG",
+                _ => "GET",
+            };
+            let method_fits = method.as_deref().is_none_or(|wanted| wanted == form_method);
+            if element.tag_name() == "form" && method_fits {
                 with_filter(&state, |_, filter| {
                     filter.forms.rule_match.get_or_insert(index);
                 });
