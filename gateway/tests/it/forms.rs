@@ -325,17 +325,14 @@ async fn rule_tool_limits(extra: &[&str]) {
         <form id=\"employee_form\" method=\"post\" action=\"/saved\"><input name=\"name\" maxlength=\"120\" required>\
         <input name=\"hired\" type=\"text\"><button>Save</button></form></body></html>";
     let app = upstream(|_| reply("text/html; charset=utf-8", PAGE)).await;
-    let directory = tempfile::tempdir().expect("policy dir");
-    let policy = directory.path().join("policy.toml");
-    std::fs::write(&policy, POLICY).expect("write policy");
-    let text = format!(
-        "{}[policy]\nfile = {:?}\n[[sites.site0.forms.rule]]\nselector = \"form#employee_form\"\n\
+    let (gateway, _policy) = harness::gateway_with_site_tables(
+        &[("forms.localhost", app.address)],
+        "[[sites.site0.forms.rule]]\nselector = \"form#employee_form\"\n\
          name = \"add_employee\"\ndescription = \"Create an employee record\"\npath = \"/add\"\n\
-         params = {{ name = \"Full name\", hired = {{ description = \"First working day\", format = \"date\" }} }}\n",
-        harness::config_text(&[("forms.localhost", app.address)], ""),
-        policy.display().to_string()
-    );
-    let gateway = harness::gateway_from_text(&text).await;
+         params = { name = \"Full name\", hired = { description = \"First working day\", format = \"date\" } }\n",
+        POLICY,
+    )
+    .await;
     let browser = Browser::launch(extra).await;
     let page = browser.page().await;
     page.goto(&format!("http://forms.localhost:{}/add", gateway.address.port())).await;
@@ -369,18 +366,15 @@ async fn a_rule_matching_two_forms_on_a_page_offers_neither() {
         <form class=\"employee\"><input name=\"name\"></form><form class=\"employee\"><input name=\"name\"></form>\
         <form id=\"search\"><input name=\"q\"></form></body></html>";
     let app = upstream(|_| reply("text/html; charset=utf-8", PAGE)).await;
-    let directory = tempfile::tempdir().expect("policy dir");
-    let policy = directory.path().join("policy.toml");
-    std::fs::write(&policy, POLICY).expect("write policy");
-    let text = format!(
-        "{}[policy]\nfile = {:?}\n[[sites.site0.forms.rule]]\nselector = \"form.employee\"\n\
+    let (gateway, _policy) = harness::gateway_with_site_tables(
+        &[("forms.localhost", app.address)],
+        "[[sites.site0.forms.rule]]\nselector = \"form.employee\"\n\
          name = \"add_employee\"\ndescription = \"Create an employee record\"\npath = \"/page\"\n\
          [[sites.site0.forms.rule]]\nselector = \"form#search\"\nname = \"search\"\ndescription = \"Find\"\n\
          path = \"/page\"\n",
-        harness::config_text(&[("forms.localhost", app.address)], ""),
-        policy.display().to_string()
-    );
-    let gateway = harness::gateway_from_text(&text).await;
+        POLICY,
+    )
+    .await;
     for extra in [&[][..], &[NATIVE_WEBMCP][..]] {
         let browser = Browser::launch(extra).await;
         let page = browser.page().await;

@@ -145,11 +145,29 @@ pub async fn gateway_with_policy(
     extra: &str,
     policy: &str,
 ) -> (Running, tempfile::TempDir) {
+    let (directory, table) = policy_table(policy);
+    (gateway(sites, &format!("{extra}\n{table}")).await, directory)
+}
+
+/// Starts a gateway enforcing `policy` in front of `sites`, with `site_tables` appended after
+/// the sites (TOML such as `[[sites.site0.forms.rule]]` tables).
+pub async fn gateway_with_site_tables(
+    sites: &[(&str, SocketAddr)],
+    site_tables: &str,
+    policy: &str,
+) -> (Running, tempfile::TempDir) {
+    let (directory, table) = policy_table(policy);
+    (gateway_from_text(&format!("{}{site_tables}", config_text(sites, &table))).await, directory)
+}
+
+/// Writes `policy` into a new temporary directory; returns it and the `[policy]` table naming
+/// the file.
+fn policy_table(policy: &str) -> (tempfile::TempDir, String) {
     let directory = tempfile::tempdir().expect("policy dir");
     let file = directory.path().join("policy.toml");
     std::fs::write(&file, policy).expect("write policy");
-    let extra = format!("{extra}\n[policy]\nfile = {:?}\n", file.display().to_string());
-    (gateway(sites, &extra).await, directory)
+    let table = format!("[policy]\nfile = {:?}\n", file.display().to_string());
+    (directory, table)
 }
 
 /// A response with its whole body read.

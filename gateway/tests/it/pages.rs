@@ -398,18 +398,14 @@ async fn a_form_rule_with_a_path_makes_its_tool_only_on_those_pages() {
     const FORM: &str = "<!doctype html><html><head></head><body>\
         <form id=\"employee_form\" method=\"post\"><input name=\"name\"><button>Save</button></form></body></html>";
     let app = upstream(|_| reply("text/html; charset=utf-8", FORM)).await;
-    let directory = tempfile::tempdir().expect("policy dir");
-    let policy = directory.path().join("policy.toml");
-    std::fs::write(&policy, "[defaults]\nunknown_tools = \"allow\"\nunknown_contexts = \"allow\"\n")
-        .expect("write policy");
-    let text = format!(
-        "{}[policy]\nfile = {:?}\n[[sites.site0.forms.rule]]\nselector = \"form#employee_form\"\n\
+    let (gateway, _policy) = harness::gateway_with_site_tables(
+        &[("app.test", app.address)],
+        "[[sites.site0.forms.rule]]\nselector = \"form#employee_form\"\n\
          name = \"add_employee\"\ndescription = \"Create an employee record\"\n\
          path = \"/admin/staff/employee/add/\"\n",
-        harness::config_text(&[("app.test", app.address)], ""),
-        policy.display().to_string()
-    );
-    let gateway = harness::gateway_from_text(&text).await;
+        "[defaults]\nunknown_tools = \"allow\"\nunknown_contexts = \"allow\"\n",
+    )
+    .await;
 
     let add = send(gateway.address, navigate("app.test", "/admin/staff/employee/add/")).await.text();
     assert!(add.contains("toolname=\"add_employee\""), "the add page offers the tool: {add}");
