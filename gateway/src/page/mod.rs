@@ -46,7 +46,8 @@ pub enum Treatment {
 }
 
 /// Decides the treatment of an upstream response. Error pages are documents too; responses
-/// without a body (HEAD, 1xx, 204, 205, 304) are never rewritten.
+/// without a body a browser shows (HEAD, 1xx, 204, 205, 304, an empty body, a 3xx with
+/// `Location`) are never rewritten.
 pub fn treatment(method: &Method, response: &Response<ProxyBody>) -> Treatment {
     let status = response.status();
     // Nothing to filter and nothing a browser renders: no body, an empty one, or the body of a
