@@ -1,15 +1,16 @@
 //! The admin listener: `/healthz` (the process is alive), `/readyz` (it accepts traffic; 503
 //! while draining), `/metrics` (Prometheus), `/inventory` (the tool inventory as JSON) and
-//! `POST /backup` (`admin_backup.rs`: loopback and token only). It binds a separate address
+//! `POST /backup` (`backup.rs`: loopback and token only). It binds a separate address
 //! that is never exposed to users.
 //!
 //! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `audit`, `config`, `http`,
-//! `state`, `store`, `support`.
+//! `net`, `state`, `store`, `support`.
 
 pub mod backup;
 
 use crate::http::body::ProxyBody;
 use crate::http::text;
+use crate::net::accept::next_connection;
 use crate::state::Gateway;
 use backup::BackupAccess;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
@@ -40,14 +41,7 @@ async fn accept(
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    tracing::warn!(error = %error, "admin accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = next_connection(&listener, "admin") => accepted,
             () = &mut shutdown => {
                 backups.withdraw();
                 return;

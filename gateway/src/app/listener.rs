@@ -3,10 +3,11 @@
 //!
 //! Slow clients are cut by the header-read timeout (HTTP/1) and the TLS handshake timeout;
 //! oversized request heads get 431 from hyper's read-buffer limit. Each request reads the
-//! gateway in force (`reload/`) once; connection settings follow it for new connections.
+//! gateway in force (`app/reload/`) once; connection settings follow it for new connections.
 
 use crate::app::reload::LiveGateway;
 use crate::http::client::ClientInfo;
+use crate::net::accept::next_connection;
 use crate::routes;
 use crate::state::Gateway;
 use hyper::service::service_fn;
@@ -32,15 +33,7 @@ pub async fn serve(
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors and the like: back off briefly instead of spinning.
-                    tracing::warn!(error = %error, "accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = next_connection(&listener, "user") => accepted,
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);

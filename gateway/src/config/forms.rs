@@ -64,38 +64,30 @@ impl PathGlob {
 }
 
 impl super::Checker<'_> {
-    /// Each rule's scope; an invalid path is a problem with its line.
-    pub(super) fn form_scopes(
+    /// Compiles a site's form rules and each one's page scope; every broken rule, parameter or
+    /// path is reported with the rule's line.
+    pub(super) fn forms(
         &mut self,
         site_key: &str,
         raw: Option<&raw::RawForms>,
-    ) -> Option<Vec<FormScope>> {
-        let Some(raw) = raw else { return Some(Vec::new()) };
+    ) -> Option<(Arc<FormRules>, Vec<FormScope>)> {
+        let Some(raw) = raw else { return Some((Arc::new(FormRules::default()), Vec::new())) };
+        let mut specs = Vec::with_capacity(raw.rules.len());
         let mut scopes = Vec::with_capacity(raw.rules.len());
         let mut broken = false;
         for (index, rule) in raw.rules.iter().enumerate() {
+            let key = format!("{site_key}.forms.rule[{index}]");
             let mut paths = Vec::new();
             for pattern in rule.get_ref().path.as_ref().map_or(&[][..], raw::OneOrMany::items) {
                 match PathGlob::new(pattern) {
                     Ok(glob) => paths.push(glob),
                     Err(message) => {
-                        self.problem(rule, &format!("{site_key}.forms.rule[{index}].path"), &message);
+                        self.problem(rule, &format!("{key}.path"), &message);
                         broken = true;
                     }
                 }
             }
             scopes.push(FormScope { name: rule.get_ref().name.clone(), paths });
-        }
-        (!broken).then_some(scopes)
-    }
-
-    /// Compiles a site's form rules; every broken rule is reported.
-    pub(super) fn forms(&mut self, site_key: &str, raw: Option<&raw::RawForms>) -> Option<Arc<FormRules>> {
-        let Some(raw) = raw else { return Some(Arc::new(FormRules::default())) };
-        let mut specs = Vec::with_capacity(raw.rules.len());
-        let mut broken = false;
-        for (index, rule) in raw.rules.iter().enumerate() {
-            let key = format!("{site_key}.forms.rule[{index}]");
             let mut params = Vec::new();
             let mut param_schemas = Vec::new();
             for (control, value) in &rule.get_ref().params {
@@ -132,7 +124,7 @@ impl super::Checker<'_> {
             return None;
         }
         match FormRules::new(specs, raw.auto) {
-            Ok(rules) => Some(Arc::new(rules)),
+            Ok(rules) => Some((Arc::new(rules), scopes)),
             Err(error) => {
                 self.problem(&raw.rules[0], &format!("{site_key}.forms"), &error.to_string());
                 None

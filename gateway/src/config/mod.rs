@@ -14,6 +14,7 @@ pub mod forms;
 mod llm;
 mod problem;
 mod raw;
+mod site;
 mod sso;
 mod tls;
 mod values;
@@ -22,17 +23,16 @@ pub use agent::AgentConfig;
 pub use dashboard::DashboardConfig;
 pub use llm::LlmConfig;
 pub use problem::{ConfigError, Problem};
+pub use site::{Site, Upstream};
 pub use sso::{ClaimNames, SsoConfig};
 pub use tls::{ClientIdentity, ServerTls, TlsVersion, UpstreamTls};
 
 use crate::config::secrets::SecretRef;
-use http::uri::{Authority, Scheme};
 use ipnet::IpNet;
 use problem::LineIndex;
 use raw::RawConfig;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 use toml::Spanned;
 
@@ -143,40 +143,6 @@ pub struct Limits {
     pub max_headers: usize,
     /// Memory one HTML rewriter may use before it fails closed.
     pub rewrite_memory: usize,
-}
-
-/// One internal web site.
-#[derive(Debug, Clone)]
-pub struct Site {
-    /// Short stable identifier (`tasks`), used in policy, metrics and logs.
-    pub id: SiteId,
-    /// The host name users open, lower-case, without port.
-    pub host: String,
-    /// Where requests go.
-    pub upstream: Upstream,
-    /// Send the user's `Host` to the upstream instead of the upstream's own authority.
-    pub preserve_host: bool,
-    /// Groups allowed to open the site at all; `None` means every signed-in user.
-    pub allow_groups: Option<Vec<String>>,
-    /// How long the texts of this site's audit records are kept; `None`: digests only.
-    pub capture_content: Option<Duration>,
-    /// Whether pages of this site may offer tools and contexts to agents at all.
-    pub page_tools: bool,
-    /// The site's legacy-form rules, compiled.
-    pub forms: Arc<injector::FormRules>,
-    /// For each form rule (same order): its tool name and the pages it applies to.
-    pub form_scopes: Vec<forms::FormScope>,
-    /// TLS to the upstream (private CA, client certificate); `None`: system roots.
-    pub tls: Option<UpstreamTls>,
-}
-
-/// An upstream origin: scheme and authority, no path.
-#[derive(Debug, Clone)]
-pub struct Upstream {
-    /// `http` or `https`.
-    pub scheme: Scheme,
-    /// Host and port.
-    pub authority: Authority,
 }
 
 impl Config {
@@ -421,66 +387,6 @@ impl Checker<'_> {
             max_headers: size(&raw.max_headers, "max_headers", 100, 16)?,
             rewrite_memory: size(&raw.rewrite_memory, "rewrite_memory", 4 * 1024 * 1024, 64 * 1024)?,
         })
-    }
-
-    fn sites(&mut self, raw: &RawConfig) -> Vec<Site> {
-        let mut sites: Vec<Site> = Vec::new();
-        for (id, site) in &raw.sites {
-            let key = format!("sites.{}", id.get_ref());
-            if let Err(message) = values::site_id(id.get_ref()) {
-                self.problem(id, &key, &message);
-            }
-            let host = self.check(&site.host, &format!("{key}.host"), values::host_name);
-            let upstream = self.check(&site.upstream, &format!("{key}.upstream"), values::upstream);
-            if let Some(host) = &host
-                && sites.iter().any(|other| &other.host == host)
-            {
-                self.problem(&site.host, &format!("{key}.host"), "another site already uses this host");
-            }
-            let allow_groups = site
-                .allow_groups
-                .as_ref()
-                .map(|groups| groups.iter().map(|group| group.get_ref().clone()).collect::<Vec<_>>());
-            let capture_content = match &site.capture_content {
-                None => Some(None),
-                Some(value) => {
-                    self.check(value, &format!("{key}.capture_content"), values::duration).map(Some)
-                }
-            };
-            let forms = self.forms(&key, site.forms.as_ref());
-            let form_scopes = self.form_scopes(&key, site.forms.as_ref());
-            let tls = self.site_tls(&key, site.tls.as_ref());
-            if let (
-                Some(host),
-                Some(upstream),
-                Some(capture_content),
-                Some(forms),
-                Some(form_scopes),
-                Some(tls),
-            ) = (host, upstream, capture_content, forms, form_scopes, tls)
-            {
-                sites.push(Site {
-                    id: SiteId::new(id.get_ref().clone()),
-                    host,
-                    upstream,
-                    preserve_host: site.preserve_host,
-                    allow_groups,
-                    capture_content,
-                    page_tools: site.page_tools,
-                    forms,
-                    form_scopes,
-                    tls,
-                });
-            }
-        }
-        if raw.sites.is_empty() {
-            self.problems.push(Problem {
-                line: None,
-                key: "sites".into(),
-                message: "no site is configured; add at least one [sites.<id>] table".into(),
-            });
-        }
-        sites
     }
 
     /// Converts one spanned value, recording a problem when the conversion fails.

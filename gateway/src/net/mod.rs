@@ -1,8 +1,10 @@
-//! The network below HTTP handling: the listener's and the upstreams' TLS (`tls`), and the pooled
-//! client that talks to upstream sites (`upstream`). The listener itself is `app/listener.rs`: it
+//! The network below HTTP handling: taking connections off a listening socket (`accept`), the
+//! listener's and the upstreams' TLS (`tls`), and the pooled client that talks to upstream sites
+//! (`upstream`). The listener itself is `app/listener.rs`: it
 //! serves the router, which sits above everything here.
 //!
 //! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `support`.
 
+pub mod accept;
 pub mod tls;
 pub mod upstream;

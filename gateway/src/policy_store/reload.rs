@@ -1,5 +1,5 @@
 //! The policy in force: loaded at start-up, swapped atomically when its file changes or on
-//! SIGHUP (`reload/` drives both), and never replaced by a document that fails to parse (the
+//! SIGHUP (`app/reload/` drives both), and never replaced by a document that fails to parse (the
 //! old one stays, the failure is logged and counted). Request handlers take a cheap clone of
 //! the current `Policy`.
 

@@ -51,7 +51,8 @@ pub struct Gateway {
     pub approvals: Arc<Approvals>,
     /// The agent turns in progress.
     pub turns: Arc<Turns>,
-    /// Form actions whose agent-marked submissions need an approval (`form_enforcement.rs`).
+    /// Form actions whose agent-marked submissions need an approval
+    /// (`approvals_http/enforcement.rs`).
     pub gated_forms: Arc<GatedForms>,
     /// Stored policy versions, when the dashboard manages the policy.
     pub policy_versions: Option<crate::policy_store::versions::PolicyVersions>,

@@ -31,7 +31,7 @@ pub enum Table {
     /// Approval records by approval id (`approvals/`).
     Approvals,
     /// Dashboard-managed policy versions by version number (big-endian), the last in force
-    /// (`policy_versions.rs`).
+    /// (`policy_store/versions.rs`).
     PolicyVersions,
     /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
     Meta,

@@ -24,37 +24,36 @@ const LAYERS: [&[&str]; 11] = [
 
 #[test]
 fn every_module_imports_only_lower_layers() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = ModuleGraph::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     let layer_of: BTreeMap<&str, usize> = LAYERS
         .iter()
         .enumerate()
         .flat_map(|(layer, names)| names.iter().map(move |name| (*name, layer)))
         .collect();
-    let mut modules = BTreeSet::new();
-    for entry in std::fs::read_dir(&src).expect("gateway/src is readable") {
-        let path = entry.expect("a directory entry").path();
-        let name = path.file_stem().and_then(|stem| stem.to_str()).expect("a UTF-8 name").to_owned();
-        if name != "lib" && name != "main" && (path.is_dir() || path.extension().is_some_and(|e| e == "rs")) {
-            modules.insert(name);
-        }
-    }
-    let unplaced: Vec<&String> =
-        modules.iter().filter(|name| !layer_of.contains_key(name.as_str())).collect();
+    let unplaced: BTreeSet<&String> = graph
+        .modules
+        .keys()
+        .filter_map(|module| module.first())
+        .filter(|name| !layer_of.contains_key(name.as_str()))
+        .collect();
     assert!(
         unplaced.is_empty(),
         "modules without a layer (add them to LAYERS and ARCHITECTURE.md): {unplaced:?}"
     );
 
     let mut violations = Vec::new();
-    for module in &modules {
-        let own = layer_of[module.as_str()];
-        for file in rust_files(&src.join(module), &src.join(format!("{module}.rs"))) {
-            let text = std::fs::read_to_string(&file).expect("a readable source file");
-            for used in imported_modules(without_tests(&text)) {
-                let Some(&layer) = layer_of.get(used.as_str()) else { continue };
-                if used != *module && layer >= own {
-                    violations.push(format!("{} imports {used} (layer {layer} >= {own})", file.display()));
-                }
+    for module in graph.modules.keys() {
+        let Some(own_name) = module.first() else { continue };
+        let own = layer_of[own_name.as_str()];
+        for used in graph.imports(module) {
+            let Some(used_name) = used.first() else { continue };
+            let layer = layer_of[used_name.as_str()];
+            if used_name != own_name && layer >= own {
+                violations.push(format!(
+                    "{} imports {} (layer {layer} >= {own})",
+                    module.join("::"),
+                    used.join("::")
+                ));
             }
         }
     }
@@ -63,79 +62,24 @@ fn every_module_imports_only_lower_layers() {
 
 #[test]
 fn the_reader_sees_plain_and_grouped_imports_and_skips_tests() {
-    let text = "use crate::http::body;\nuse crate::{audit::{self, event}, sso};\nfn f() { crate::state::x(); }\n\
-                #[cfg(test)]\nmod tests { use crate::routes; }";
-    let found: BTreeSet<String> = imported_modules(without_tests(text)).into_iter().collect();
+    let mut graph = ModuleGraph { modules: BTreeMap::new() };
+    for module in ["http", "audit", "sso", "state", "routes"] {
+        graph.insert(vec![module.to_owned()], "");
+    }
+    graph.insert(
+        vec!["a".to_owned()],
+        "use crate::http::body;\nuse crate::{audit::{self, event}, sso};\n// crate::routes in a comment\n\
+         fn f() { crate::state::x(); }\n#[cfg(test)]\nmod tests { use crate::routes; }",
+    );
+    let found: BTreeSet<String> =
+        graph.imports(&["a".to_owned()]).into_iter().map(|path| path.join("::")).collect();
     assert_eq!(found, ["audit", "http", "sso", "state"].map(String::from).into_iter().collect());
-}
-
-/// The module's files: the folder's, or the single file.
-fn rust_files(folder: &Path, file: &Path) -> Vec<std::path::PathBuf> {
-    if !folder.is_dir() {
-        return vec![file.to_path_buf()];
-    }
-    let mut files = Vec::new();
-    let mut pending = vec![folder.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).expect("a readable folder") {
-            let path = entry.expect("a directory entry").path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
-            if path.is_dir() {
-                if name != "tests" {
-                    pending.push(path);
-                }
-            } else if name.ends_with(".rs") && !name.ends_with("tests.rs") {
-                files.push(path);
-            }
-        }
-    }
-    files
 }
 
 /// The text before the first `#[cfg(test)]`: test modules sit at the end of a file and may use
 /// anything.
 fn without_tests(text: &str) -> &str {
     text.split("#[cfg(test)]").next().unwrap_or(text)
-}
-
-/// The top-level modules named by `crate::name` and by the items of `crate::{…}` groups.
-fn imported_modules(text: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 1;
-            let end = group
-                .char_indices()
-                .find(|&(_, c)| {
-                    depth += match c {
-                        '{' => 1,
-                        '}' => -1,
-                        _ => 0,
-                    };
-                    depth == 0
-                })
-                .map_or(group.len(), |(index, _)| index);
-            let mut item_depth = 0;
-            let mut start = 0;
-            for (index, c) in group[..end].char_indices().chain([(end, ',')]) {
-                match c {
-                    '{' => item_depth += 1,
-                    '}' => item_depth -= 1,
-                    ',' if item_depth == 0 => {
-                        found.push(leading_name(&group[start..index]));
-                        start = index + 1;
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            found.push(leading_name(rest));
-        }
-    }
-    found.retain(|name| !name.is_empty());
-    found
 }
 
 fn leading_name(text: &str) -> String {
@@ -185,16 +129,20 @@ struct ModuleGraph {
 
 impl ModuleGraph {
     fn read(src: &Path) -> Self {
-        let mut modules = BTreeMap::new();
+        let mut graph = Self { modules: BTreeMap::new() };
         let mut pending = vec![src.to_path_buf()];
         while let Some(dir) = pending.pop() {
             for entry in std::fs::read_dir(&dir).expect("a readable folder") {
                 let path = entry.expect("a directory entry").path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+                // Test-only modules (`tests.rs`, `*_tests.rs`, `tests/`) may use anything.
                 if path.is_dir() {
-                    pending.push(path);
+                    if name != "tests" {
+                        pending.push(path);
+                    }
                     continue;
                 }
-                if path.extension().is_none_or(|e| e != "rs") {
+                if !name.ends_with(".rs") || name.ends_with("tests.rs") {
                     continue;
                 }
                 let relative = path.strip_prefix(src).expect("below src").with_extension("");
@@ -204,15 +152,17 @@ impl ModuleGraph {
                 {
                     module.pop();
                 }
-                let text = std::fs::read_to_string(&path).expect("a readable source file");
-                let code: Vec<&str> = without_tests(&text)
-                    .lines()
-                    .filter(|line| !line.trim_start().starts_with("//"))
-                    .collect();
-                modules.insert(module, code.join("\n"));
+                graph.insert(module, &std::fs::read_to_string(&path).expect("a readable source file"));
             }
         }
-        Self { modules }
+        graph
+    }
+
+    /// Adds a module's source, keeping only code outside tests and comments.
+    fn insert(&mut self, module: Vec<String>, text: &str) {
+        let code: Vec<&str> =
+            without_tests(text).lines().filter(|line| !line.trim_start().starts_with("//")).collect();
+        self.modules.insert(module, code.join("\n"));
     }
 
     /// The modules `module` imports (never itself).

@@ -236,6 +236,8 @@ function formTools() {
     .map(polyfilledFormTool).filter(Boolean);
 }
 
+const warnedConflicts = new Set(); // names already warned about: catalogs are rebuilt often
+
 /**
  * Names the proxy gave to more than one form on the page: a site's form rule that matched two
  * forms. Which one the rule was written for cannot be told, so neither is offered (a clash
@@ -250,8 +252,10 @@ function conflictedNames() {
     }
   }
   const conflicts = new Set(Array.from(seen).filter(([, count]) => count > 1).map(([name]) => name));
-  if (conflicts.size > 0) {
-    warn('form tools offered by no form: a rule matched several forms', Array.from(conflicts).join(', '));
+  const fresh = Array.from(conflicts).filter((name) => !warnedConflicts.has(name));
+  if (fresh.length > 0) {
+    fresh.forEach((name) => warnedConflicts.add(name));
+    warn('form tools offered by no form: a rule matched several forms', fresh.join(', '));
   }
   return conflicts;
 }

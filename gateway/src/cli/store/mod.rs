@@ -1,6 +1,6 @@
 //! `toolgate store backup` and `toolgate store restore`. A backup is a consistent copy of the
 //! store (`store::backup`), taken from the running gateway through its admin listener
-//! (`admin_backup.rs`), or read directly when the gateway is stopped; it becomes a new store
+//! (`admin/backup.rs`), or read directly when the gateway is stopped; it becomes a new store
 //! directory whose audit chain is verified on the spot, or a stream on standard output. A
 //! restore puts a backup into `store.path` while the gateway is stopped and verifies the chain
 //! before it counts; on any failure the previous state is put back.

@@ -51,10 +51,12 @@ struct Types {
 }
 
 impl Types {
+    /// One pattern per length a checked number can have (at most `MAX_DIGITS + 2` digits); the
+    /// lengths whose types are the same share one compiled pattern.
     fn compile(descriptors: &[&Descriptor]) -> Option<Self> {
-        let longest = descriptors.iter().flat_map(|d| d.possible_length()).map(|&l| usize::from(l)).max();
+        let mut compiled: HashMap<String, Regex> = HashMap::new();
         let mut by_length = Vec::new();
-        for length in 0..=longest.unwrap_or(0).max(super::MAX_DIGITS + 2) {
+        for length in 0..=super::MAX_DIGITS + 2 {
             let sources: Vec<String> = descriptors
                 .iter()
                 .filter(|d| {
@@ -63,10 +65,20 @@ impl Types {
                 })
                 .map(|d| format!("(?:{})", d.national_number().as_str()))
                 .collect();
-            by_length.push(match sources.is_empty() {
-                true => None,
-                false => Some(anchored(&sources.join("|"), true)?),
-            });
+            if sources.is_empty() {
+                by_length.push(None);
+                continue;
+            }
+            let source = sources.join("|");
+            let regex = match compiled.get(&source) {
+                Some(regex) => regex.clone(),
+                None => {
+                    let regex = anchored(&source, true)?;
+                    compiled.insert(source, regex.clone());
+                    regex
+                }
+            };
+            by_length.push(Some(regex));
         }
         Some(Self { by_length })
     }
