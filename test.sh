@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Toolgate test on a fresh machine: installs what the tests need when it is missing
-# (Debian's headless Chromium, the oidc-provider npm package, the openai Python package), then
-# checks formatting and lints and runs every test suite.
+# (Debian's headless Chromium, the oidc-provider npm package, the openai and django Python
+# packages), then checks formatting and lints and runs every test suite.
 # Fails loudly when something cannot be installed. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -32,12 +32,13 @@ fi
 command -v node >/dev/null || install_debian_packages nodejs npm
 (cd gateway/tests/oidc && npm ci --no-audit --no-fund --loglevel=error)
 # The official openai Python package, for the OpenAI-compatible endpoint's client test
-# (gateway/tests/openai_client.py, run by the `it` tests with .venv-tests/bin/python).
-if ! .venv-tests/bin/python -c 'import openai, sys; sys.exit(openai.__version__ != "3.54.0")' 2>/dev/null; then
-  echo "installing: the openai Python package (.venv-tests)"
+# (gateway/tests/openai_client.py), and Django, for the real Django admin behind the gateway
+# (gateway/tests/django); the `it` tests run both with .venv-tests/bin/python.
+if ! .venv-tests/bin/python -c 'import openai, django, sys; sys.exit(openai.__version__ != "3.54.0" or django.__version__ != "5.2.19")' 2>/dev/null; then
+  echo "installing: the openai and django Python packages (.venv-tests)"
   command -v python3 >/dev/null || install_debian_packages python3
   python3 -m venv --clear .venv-tests 2>/dev/null || { install_debian_packages python3-venv; python3 -m venv --clear .venv-tests; }
-  .venv-tests/bin/pip install --quiet --disable-pip-version-check openai==3.54.0
+  .venv-tests/bin/pip install --quiet --disable-pip-version-check openai==3.54.0 django==5.2.19
 fi
 
 step "formatting"

@@ -27,6 +27,7 @@ pub mod llm;
 pub mod metrics;
 pub(crate) mod net;
 pub(crate) mod openai;
+pub(crate) mod outcomes;
 pub(crate) mod page;
 pub(crate) mod policy_store;
 pub(crate) mod proxy;

@@ -48,7 +48,8 @@ mod runtime;
 pub use csp::{CspHeader, CspPlan, allow_in_policy, plan_csp, sandboxes_origin};
 pub use error::RewriteError;
 pub use page::{
-    FormRuleError, FormRuleSpec, FormRules, Outcome, PagePolicy, PageRewriter, PageSettings, PageSummary,
-    ToolKind, Visibility,
+    AnswerProbe, BUILT_IN_ERROR_MARKERS, FormRuleError, FormRuleSpec, FormRules, FormSeen, Outcome,
+    PageAnswer, PagePolicy, PageRewriter, PageSettings, PageSummary, ToolKind, Visibility,
+    check_error_selector,
 };
 pub use runtime::{RuntimeAsset, runtime_asset};

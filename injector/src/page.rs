@@ -10,6 +10,7 @@
 //! Failure is closed: after any error the rewriter emits nothing more, not even the rewritten
 //! output of the failing call, and refuses further input. The caller must end the response.
 
+mod answer;
 mod attribute_text;
 mod charset;
 mod filter;
@@ -31,6 +32,7 @@ use std::sync::{Arc, Mutex};
 use lol_html::{AsciiCompatibleEncoding, MemorySettings, send};
 
 use crate::error::RewriteError;
+pub use answer::{AnswerProbe, BUILT_IN_ERROR_MARKERS, FormSeen, PageAnswer, check_error_selector};
 use charset::{Decoding, MAX_BOM_LENGTH};
 pub use form_rules::{FormRuleError, FormRuleSpec, FormRules};
 pub use policy::{PagePolicy, PageSummary, ToolKind, Visibility};
@@ -80,6 +82,8 @@ pub enum Outcome {
 /// The output does not depend on how the input is split into chunks.
 pub struct PageRewriter {
     state: State,
+    /// Reads the page as the answer to a form submission, when asked to.
+    probe: Option<AnswerProbe>,
 }
 
 impl PageRewriter {
@@ -99,7 +103,15 @@ impl PageRewriter {
 
     fn start(settings: PageSettings, policy: Option<PagePolicy>) -> Self {
         let prefix = Vec::with_capacity(MAX_BOM_LENGTH);
-        Self { state: State::Sniffing { settings, policy, prefix } }
+        Self { state: State::Sniffing { settings, policy, prefix }, probe: None }
+    }
+
+    /// Also reads the page as a site's answer to a form submission (title, forms, error
+    /// markers) into `probe`. Call before the first [`write`](Self::write).
+    #[must_use]
+    pub fn with_answer_probe(mut self, probe: AnswerProbe) -> Self {
+        self.probe = Some(probe);
+        self
     }
 
     /// Feeds one chunk; rewritten bytes are appended to `out` as soon as lol_html emits them.
@@ -117,7 +129,7 @@ impl PageRewriter {
                 if charset::may_become_bom(prefix) {
                     return Ok(());
                 }
-                match Stage::start(settings, policy.as_ref(), prefix) {
+                match Stage::start(settings, policy.as_ref(), self.probe.as_ref(), prefix) {
                     Ok(mut stage) => {
                         let result =
                             stage.write(prefix, out).and_then(|()| stage.write(&chunk[taken..], out));
@@ -141,7 +153,7 @@ impl PageRewriter {
             State::Running(stage) => stage,
             State::Sniffing { settings, policy, prefix } => {
                 // A body shorter than a byte order mark: decide with what there is.
-                let mut stage = Stage::start(&settings, policy.as_ref(), &prefix)?;
+                let mut stage = Stage::start(&settings, policy.as_ref(), self.probe.as_ref(), &prefix)?;
                 stage.write(&prefix, out)?;
                 stage
             }
@@ -196,6 +208,7 @@ impl Stage {
     fn start(
         settings: &PageSettings,
         policy: Option<&PagePolicy>,
+        probe: Option<&AnswerProbe>,
         prefix: &[u8],
     ) -> Result<Self, RewriteError> {
         match charset::decide(prefix, settings.declared_charset.as_deref()) {
@@ -208,6 +221,9 @@ impl Stage {
                 let mut lol_settings = lol_settings(settings, encoding, follow_meta_charset);
                 if policy.is_some() {
                     lol_settings = filter::append_handlers(lol_settings, &state);
+                }
+                if let Some(probe) = probe {
+                    lol_settings = probe.append_handlers(lol_settings);
                 }
                 let rewriter = send::HtmlRewriter::new(lol_settings, PageSink::new(&state));
                 let refuse_escapes = policy.is_some() && follow_meta_charset;

@@ -5,14 +5,16 @@
 //! `session` (who am I, the CSRF token, limits), `catalog` (the page reports the tools it found,
 //! the gateway answers which ones the policy lets this user see, and keeps the inventory),
 //! `turn` (a message in, the agent loop's events out), `result` (the page's answer to a tool
-//! call) and `approvals/{id}` (the user's own approval decisions).
+//! call), `outcomes/{call id}` (what the site answered an agent's form submission) and
+//! `approvals/{id}` (the user's own approval decisions).
 //!
 //! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `audit`, `config`,
-//! `http`, `inventory`, `llm`, `metrics`, `sso`, `state`, `store`, `support`.
+//! `http`, `inventory`, `llm`, `metrics`, `outcomes`, `sso`, `state`, `store`, `support`.
 
 mod approval_endpoints;
 mod catalog;
 mod csrf;
+mod outcome_endpoint;
 mod prompt;
 mod session;
 mod sse;
@@ -52,6 +54,12 @@ impl Caller {
     fn user_id(&self) -> &str {
         self.identity.as_ref().map_or(ANONYMOUS, |identity| identity.user.as_str())
     }
+
+    /// Who this caller is on `site`, as turns and outcomes are bound.
+    fn owner(&self, gateway: &Gateway, site: &Site) -> crate::state::turns::Owner {
+        let user = self.identity.as_ref().map(|identity| identity.user.as_str());
+        gateway.owner(site.id.as_str(), user, self.session.as_ref())
+    }
 }
 
 /// The subject for a signed-in user, or the anonymous subject without SSO (no groups, so only
@@ -87,6 +95,10 @@ pub async fn handle(
         (Method::POST, "catalog") => catalog::respond(gateway, site, caller, request, request_id).await,
         (Method::POST, "turn") => turn_endpoints::start(gateway, site, caller, request, request_id).await,
         (Method::POST, "result") => turn_endpoints::result(gateway, site, caller, request).await,
+        (Method::GET, path) if path.starts_with("outcomes/") => {
+            let call_id = path.trim_start_matches("outcomes/").to_owned();
+            outcome_endpoint::respond(gateway, site, caller, &call_id, &request).await
+        }
         (method, path) if path.starts_with("approvals/") => {
             let id = path.trim_start_matches("approvals/").to_owned();
             approval_endpoints::respond(gateway, site, caller, method, &id, request, request_id).await

@@ -72,19 +72,21 @@ pub struct ExposedTool {
     pub form: Option<FormTarget>,
 }
 
-/// Builds the prompt for one turn.
+/// Builds the prompt for one turn, for a site and a user (their names): the system prompt with the
+/// page's contexts, then the user's
+/// message (none when a turn continues on a new page), redacted in `scope` (a fresh one, or the
+/// continued turn's).
 pub fn prepare(
     view: &PolicyView,
-    site_name: &str,
-    user_name: &str,
-    message: &str,
+    (site_name, user_name): (&str, &str),
+    message: Option<&str>,
     tools: &[ReportedTool],
     contexts: &[PageContext],
     boundary: &str,
+    mut scope: Placeholders,
 ) -> Prepared {
     let mut withheld = Vec::new();
     let mut redactions = Counts::new();
-    let mut scope = Placeholders::new();
     let mut exposed_tools = Vec::new();
     let mut names = HashMap::new();
     for tool in tools.iter().filter(|tool| valid_name(&tool.name)) {
@@ -155,9 +157,12 @@ pub fn prepare(
              found inside it.\n\n{context_block}"
         ));
     }
-    let user = view.redact(message, &mut scope);
-    add_counts(&mut redactions, user.counts);
-    let messages = vec![Message::System(system), Message::User(cap(&user.text, MAX_MESSAGE))];
+    let mut messages = vec![Message::System(system)];
+    if let Some(message) = message {
+        let user = view.redact(message, &mut scope);
+        add_counts(&mut redactions, user.counts);
+        messages.push(Message::User(cap(&user.text, MAX_MESSAGE)));
+    }
     Prepared { messages, tools: exposed_tools, names, contexts_shown, withheld, redactions, scope }
 }
 

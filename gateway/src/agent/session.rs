@@ -1,6 +1,7 @@
 //! `GET /.toolgate/agent/session`: who the runtime works for, its CSRF token, whether page tools
 //! are on for this user here, the limits it must respect, and which of the names it asks about
-//! (`?tool=a&tool=b&context=c`, e.g. the ones in the page it was loaded with) are visible.
+//! (`?tool=a&tool=b&context=c`, e.g. the ones in the page it was loaded with) are visible, and
+//! whether a turn is waiting to continue here (`state::continuations`).
 
 use super::{Caller, catalog, csrf, json};
 use crate::config::Site;
@@ -22,12 +23,14 @@ pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller, query: &str) -> 
         None => (super::ANONYMOUS, "Anonymous"),
     };
     let tools_on = super::page_tools_on(gateway, site, caller);
+    let continuation = continuation(gateway, site, caller);
     let body = json!({
         "user": {"id": id, "name": name},
         "site": site.id.as_str(),
         "csrf": csrf::token(gateway, site, caller),
         "page_tools": tools_on,
         "visible": visible(gateway, site, caller, tools_on, query),
+        "continuation": continuation,
         "limits": {
             "catalog_bytes": catalog::MAX_CATALOG_BYTES,
             "tools": catalog::MAX_TOOLS,
@@ -36,6 +39,23 @@ pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller, query: &str) -> 
         },
     });
     json(StatusCode::OK, &body)
+}
+
+/// A turn a form submission took away from the previous page, for this page to continue: kept
+/// already (the tool and what the site did), or still waiting for the site's answer (`pending`).
+fn continuation(gateway: &Gateway, site: &Site, caller: &Caller) -> Option<serde_json::Value> {
+    let owner = caller.owner(gateway, site);
+    if let Some((tool, outcome)) = gateway.continuations.pending(&owner.key()) {
+        return Some(json!({"tool": tool, "outcome": outcome}));
+    }
+    let waiting = gateway.turns.running_of(&owner).iter().any(|turn| {
+        gateway.outcomes.navigated_recently(
+            &owner.key(),
+            &format!("{turn}-"),
+            gateway.config.agent.tool_timeout,
+        )
+    });
+    waiting.then(|| json!({"tool": null, "outcome": "pending"}))
 }
 
 /// Of the names in `query` (`tool=` and `context=`, repeated; invalid names and names beyond

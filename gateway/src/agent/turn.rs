@@ -15,6 +15,8 @@ use crate::audit::event::{AuditEvent, EventKind};
 use crate::http::hex;
 use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
 use crate::metrics::Metrics;
+use crate::outcomes::Outcomes;
+use crate::state::continuations::{Continuation, Continuations};
 use crate::state::turns::{Owner, ToolOutcome};
 use policy::{PolicyView, ToolDecision};
 use std::sync::Arc;
@@ -39,6 +41,10 @@ pub struct TurnContext {
     pub approvals: Arc<Approvals>,
     /// The form actions the proxy guards; an approval for a form tool adds its form.
     pub gated_forms: Arc<GatedForms>,
+    /// What sites answered form submissions: a form tool's result comes from there.
+    pub outcomes: Arc<Outcomes>,
+    /// Where a turn whose page navigated away leaves its conversation for the next page.
+    pub continuations: Arc<Continuations>,
     /// The audit log.
     pub audit: Arc<AuditLog>,
     /// Metrics.
@@ -105,10 +111,26 @@ pub async fn run(
         if answer.tool_calls.is_empty() || events.is_closed() {
             break;
         }
-        for call in &answer.tool_calls {
-            let content = handle_call(&turn, call, &events, &mut results, &mut scope).await;
-            messages.push(Message::Tool { call_id: call.id.clone(), content });
-            if events.is_closed() {
+        for (index, call) in answer.tool_calls.iter().enumerate() {
+            let reply = handle_call(&turn, call, &events, &mut results, &mut scope).await;
+            messages.push(Message::Tool { call_id: call.id.clone(), content: reply.content });
+            if events.is_closed() || reply.page_left {
+                // A form submission took the page away and the site answered: the next page
+                // continues with what the site said. Calls after it never ran.
+                if let Some(outcome) = reply.site_answer {
+                    for skipped in &answer.tool_calls[index + 1..] {
+                        let content = "error: not run: the page changed before this call".to_owned();
+                        messages.push(Message::Tool { call_id: skipped.id.clone(), content });
+                    }
+                    let conversation = messages.split_off(1);
+                    let tool = turn
+                        .prepared
+                        .names
+                        .get(&call.name)
+                        .map_or_else(|| call.name.clone(), |exposed| exposed.catalog_name.clone());
+                    let continuation = Continuation { conversation, scope, tool, outcome };
+                    turn.continuations.keep(&turn.owner.key(), continuation);
+                }
                 return TurnUsage { tokens: input_tokens + output_tokens };
             }
         }
@@ -161,26 +183,47 @@ async fn model_round(
     Ok(answer)
 }
 
-/// Checks and carries out one tool call; returns the text the model gets as its result.
+/// What one call gives the model.
+struct Reply {
+    /// The text the model gets as the call's result.
+    content: String,
+    /// For a form tool the site answered: `accepted`, `rejected_by_site`, …
+    site_answer: Option<&'static str>,
+    /// The call's form submission replaced the page: the turn goes on from the next one.
+    page_left: bool,
+}
+
+impl From<String> for Reply {
+    fn from(content: String) -> Self {
+        Self { content, site_answer: None, page_left: false }
+    }
+}
+
+/// Checks and carries out one tool call.
 async fn handle_call(
     turn: &TurnContext,
     call: &ToolCall,
     events: &EventSender,
     results: &mut mpsc::Receiver<ToolOutcome>,
     scope: &mut policy::Placeholders,
-) -> String {
+) -> Reply {
     let call_id = format!("{}-{}", turn.id, hex(&crate::support::random::random_bytes::<6>()));
     let Some(exposed) = turn.prepared.names.get(&call.name) else {
         // The model named a tool it was never offered (a denied one, or an invention).
         let reason = "this tool is not available to you";
         record_call(turn, &call.name, "deny", "not_offered", None).await;
         events.send(&TurnEvent::ToolDenied { call_id, tool: call.name.clone(), reason: reason.into() }).await;
-        return format!("error: {reason}");
+        return format!("error: {reason}").into();
     };
     let args: serde_json::Value =
         match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
             Ok(args) => args,
-            Err(_) => return "error: the arguments are not valid JSON; call again with a JSON object".into(),
+            Err(_) => {
+                return String::from(
+                    "error: the arguments are not valid JSON; call again with a JSON object",
+                )
+                .into();
+            }
         };
     // The model wrote placeholders; the page (which holds the values) and the policy's
     // conditions get the originals back. Placeholders this turn never issued stay as written.
@@ -201,13 +244,13 @@ async fn handle_call(
                     reason: reason.clone(),
                 })
                 .await;
-            return format!("error: denied by policy ({reason})");
+            return format!("error: denied by policy ({reason})").into();
         }
         ToolDecision::AskApproval { approver } => {
             record_call(turn, &exposed.catalog_name, "ask_approval", "policy", explanation).await;
             match approve(turn, exposed, &call_id, &args, &canonical, approver, events).await {
                 Ok(token) => Some(token),
-                Err(message) => return message,
+                Err(message) => return message.into(),
             }
         }
         ToolDecision::Allow => {
@@ -222,16 +265,19 @@ async fn handle_call(
         approval_token: token,
     };
     if !events.send(&sent).await {
-        return "error: the page was closed".into();
+        return String::from(PAGE_CLOSED).into();
     }
-    let waited = tokio::select! {
-        waited = wait_for_result(results, &call_id, turn.tool_timeout) => waited,
-        // The page left: nobody will post the result, so do not wait for the tool timeout.
-        () = events.closed() => return "error: the page was closed".into(),
-    };
-    match waited {
+    let waited = wait_for_call(turn, &call_id, exposed.form.is_some(), events, results).await;
+    let site_answer = waited.as_ref().and_then(|(_, answer)| *answer);
+    let page_left = site_answer.is_some() && turn.outcomes.navigated(&turn.owner.key(), &call_id);
+    let content = match waited.map(|(result, _)| result) {
         Some(Ok(result)) => prompt::tool_result(&turn.view, &result, scope).0,
-        Some(Err(error)) => format!("error from the page: {}", prompt::cap(&error, 500)),
+        // Page and site text: redacted like every other string the model reads.
+        Some(Err(error)) => {
+            let redacted = turn.view.redact(&error, scope);
+            format!("error from the page: {}", prompt::cap(&redacted.text, MAX_ERROR))
+        }
+        None if events.is_closed() => PAGE_CLOSED.into(),
         None => {
             events
                 .send(&TurnEvent::Error {
@@ -241,6 +287,52 @@ async fn handle_call(
                 .await;
             "error: the page did not answer in time".into()
         }
+    };
+    Reply { content, site_answer, page_left }
+}
+
+/// What the model is told when the page went away during a call.
+const PAGE_CLOSED: &str = "error: the page was closed";
+/// Longest error text from a page or a site passed to the model.
+const MAX_ERROR: usize = 1000;
+/// How long a turn whose page left waits for a form submission to reach the site.
+const LEAVING_ARRIVAL: Duration = Duration::from_secs(5);
+/// How long, once the site answered a form call, the turn waits to learn whether the page is
+/// still there (its own result) or gone (its event stream closed).
+const PAGE_GRACE: Duration = Duration::from_secs(3);
+
+/// Waits for a call's result: the page's answer, or for a form tool the site's answer to its
+/// submission, whichever comes first. When the page goes away, a plain call ends at once; a form
+/// call waits (bounded) for the submission that navigated it away. `None`: no answer in time,
+/// or the page left.
+async fn wait_for_call(
+    turn: &TurnContext,
+    call_id: &str,
+    is_form: bool,
+    events: &EventSender,
+    results: &mut mpsc::Receiver<ToolOutcome>,
+) -> Option<(Result<serde_json::Value, String>, Option<&'static str>)> {
+    let owner = &turn.owner.key();
+    let deadline = tokio::time::Instant::now() + turn.tool_timeout;
+    let from_site = |arrival| async move {
+        let answer = if is_form { turn.outcomes.wait(owner, call_id, arrival, deadline).await } else { None };
+        answer.map(|answer| (answer.tool_result(), Some(answer.label())))
+    };
+    let answered = tokio::select! {
+        waited = wait_for_result(results, call_id, turn.tool_timeout) => return waited.map(|result| (result, None)),
+        Some(answered) = from_site(turn.tool_timeout) => answered,
+        () = events.closed() => return if is_form { from_site(LEAVING_ARRIVAL).await } else { None },
+    };
+    // The site answered. A submission that replaced the page: the page is gone. A page that sent
+    // the submission itself (fetch) still posts its result, which carries the site's answer too.
+    if turn.outcomes.navigated(owner, call_id) {
+        return Some(answered);
+    }
+    tokio::select! {
+        waited = wait_for_result(results, call_id, PAGE_GRACE) => {
+            Some(waited.map_or(answered, |result| (result, None)))
+        }
+        () = events.closed() => Some(answered),
     }
 }
 

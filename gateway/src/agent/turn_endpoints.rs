@@ -15,7 +15,7 @@ use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::hex;
 use crate::http::request_id::RequestId;
 use crate::state::Gateway;
-use crate::state::turns::{Owner, Refusal, ToolOutcome};
+use crate::state::turns::{Refusal, ToolOutcome};
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -24,12 +24,20 @@ use serde::de::DeserializeOwned;
 
 /// Largest turn request (message, catalog and context texts).
 const MAX_TURN_BYTES: usize = 512 * 1024;
+/// How long a page that continues a turn waits for the turn to leave its conversation (the
+/// page can load before the turn has the site's answer).
+const CONTINUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Largest tool result a page may post.
 const MAX_RESULT_BYTES: usize = 256 * 1024;
 
 #[derive(Deserialize)]
 struct TurnRequest {
+    #[serde(default)]
     message: String,
+    /// Continue the turn a submission took away from the previous page
+    /// (`state::continuations`) instead of starting from a message.
+    #[serde(default, rename = "continue")]
+    resume: bool,
     #[serde(default)]
     tools: Vec<ReportedTool>,
     #[serde(default)]
@@ -65,9 +73,21 @@ pub async fn start(
         ));
     };
     let body: TurnRequest = read_json(gateway, request, MAX_TURN_BYTES).await?;
-    if body.message.trim().is_empty() {
+    let owner = caller.owner(gateway, site);
+    let resumed = if body.resume {
+        let taken = gateway.continuations.take_within(&owner.key(), CONTINUE_WAIT).await;
+        Some(taken.ok_or_else(|| {
+            ApiError::new(
+                StatusCode::CONFLICT,
+                "nothing_to_continue",
+                "there is no turn to continue on this page",
+            )
+        })?)
+    } else if body.message.trim().is_empty() {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_message", "the message is empty"));
-    }
+    } else {
+        None
+    };
     let view = gateway.policy.current().view(&caller.subject(), &site.id);
     let tools_on = super::page_tools_on(gateway, site, caller);
     let (tools, contexts) = if tools_on { (body.tools, body.contexts) } else { (Vec::new(), Vec::new()) };
@@ -77,10 +97,14 @@ pub async fn start(
         .and_then(|identity| identity.name.clone())
         .unwrap_or_else(|| caller.user_id().to_owned());
     let boundary = hex(&crate::support::random::random_bytes::<12>());
-    let prepared =
-        prompt::prepare(&view, site.id.as_str(), &user_name, &body.message, &tools, &contexts, &boundary);
+    let message = resumed.is_none().then_some(body.message.as_str());
+    let scope = resumed.as_ref().map(|resumed| resumed.scope.clone()).unwrap_or_default();
+    let mut prepared =
+        prompt::prepare(&view, (site.id.as_str(), &user_name), message, &tools, &contexts, &boundary, scope);
+    if let Some(resumed) = resumed {
+        prepared.messages.extend(resumed.conversation);
+    }
 
-    let owner = owner(gateway, site, caller);
     let turn_id = hex(&crate::support::random::random_bytes::<12>());
     let limits = &gateway.config.agent;
     let (guard, results) = gateway
@@ -127,6 +151,8 @@ pub async fn start(
         llm,
         approvals: gateway.approvals.clone(),
         gated_forms: gateway.gated_forms.clone(),
+        outcomes: gateway.outcomes.clone(),
+        continuations: gateway.continuations.clone(),
         audit: gateway.audit.clone(),
         metrics: gateway.metrics.clone(),
         max_rounds: limits.max_rounds,
@@ -158,7 +184,7 @@ pub async fn result(
     let result =
         if body.ok { Ok(body.result) } else { Err(body.error.unwrap_or_else(|| "the tool failed".into())) };
     let outcome = ToolOutcome { call_id: body.call_id, result };
-    if !gateway.turns.deliver(&body.turn_id, &owner(gateway, site, caller), outcome) {
+    if !gateway.turns.deliver(&body.turn_id, &caller.owner(gateway, site), outcome) {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "no_such_turn",
@@ -168,15 +194,7 @@ pub async fn result(
     Ok(json(StatusCode::ACCEPTED, &serde_json::json!({"accepted": true})))
 }
 
-fn owner(gateway: &Gateway, site: &Site, caller: &Caller) -> Owner {
-    let session = match &caller.session {
-        Some(session) => gateway.audit.digest("session", session),
-        None => "anonymous".to_owned(),
-    };
-    Owner { user: caller.user_id().to_owned(), session, site: site.id.as_str().to_owned() }
-}
-
-fn check_csrf<B>(
+pub(super) fn check_csrf<B>(
     gateway: &Gateway,
     site: &Site,
     caller: &Caller,

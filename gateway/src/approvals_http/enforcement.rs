@@ -18,12 +18,13 @@ use crate::http::request_id::RequestId;
 use crate::sso::identity::Identity;
 use crate::sso::session::SessionId;
 use crate::state::Gateway;
+use crate::state::turns::Owner;
 use bytes::Bytes;
 use http::{Request, Response, header};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 
-/// The user id and session digest of requests without SSO (as the agent API has them).
+/// The user id of requests without SSO (as the agent API has it).
 const ANONYMOUS: &str = "anonymous";
 
 /// The request as it may go to the upstream, or the gateway's refusal. Requests to paths that
@@ -64,9 +65,13 @@ pub async fn check(
         Ok(Some(mark)) => mark,
         Err(error) => return Err(refuse.answer(ProxyError::SubmissionUnapproved(error.reason())).await),
     };
-    let (user, session) = binding_of(gateway, signed_in);
-    let submission =
-        FormSubmission { user: &user, session: &session, site: site.id.as_str(), action_path: &refuse.path };
+    let owner = owner_of(gateway, site, signed_in);
+    let submission = FormSubmission {
+        user: &owner.user,
+        session: &owner.session,
+        site: site.id.as_str(),
+        action_path: &refuse.path,
+    };
     match gateway.approvals.consume_form(&mark, &submission, now) {
         Ok(record) => {
             gateway.metrics.approvals.with_label_values(&["consumed"]).inc();
@@ -81,13 +86,11 @@ pub async fn check(
     }
 }
 
-/// The user and session an approval is bound to for this request: the user id and the same
-/// keyed session digest the agent API records (`agent::turn_endpoints::owner`).
-fn binding_of(gateway: &Gateway, signed_in: Option<&(Identity, SessionId)>) -> (String, String) {
-    match signed_in {
-        Some((identity, session)) => (identity.user.clone(), gateway.audit.digest("session", session)),
-        None => (ANONYMOUS.to_owned(), ANONYMOUS.to_owned()),
-    }
+/// Who an approval is bound to for this request: the same user and session digest the agent
+/// API records.
+fn owner_of(gateway: &Gateway, site: &Site, signed_in: Option<&(Identity, SessionId)>) -> Owner {
+    let (user, session) = signed_in.map(|(identity, session)| (identity.user.as_str(), session)).unzip();
+    gateway.owner(site.id.as_str(), user, session)
 }
 
 /// The agent's mark on the body (any encoding) or, for forms that send their fields in the URL,
@@ -127,7 +130,7 @@ impl Refusal<'_> {
             .request(request_id.as_str())
             .resource(&format!("form:{}", shortened(&self.path, 512)))
             .decision("deny", reason);
-        event.session = Some(binding_of(gateway, *signed_in).1);
+        event.session = Some(owner_of(gateway, site, *signed_in).session);
         if gateway.audit.record(event).await.is_err() {
             return error_response(ProxyError::AuditUnavailable, Some(&site.id), request_id.as_str());
         }

@@ -48,6 +48,8 @@ pub enum EventKind {
     ApprovalDecision,
     /// The gateway blocked something on the policy's behalf (agent issue).
     EnforcedBlock,
+    /// What a site answered an agent's form submission (`accepted`, `rejected_by_site`, …).
+    FormOutcome,
     /// A policy edit in the dashboard (dashboard issue).
     PolicyChange,
     /// Records before this point were pruned (written by `audit prune`).
@@ -58,7 +60,7 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, for filters (the dashboard's audit search).
-    pub const ALL: [EventKind; 20] = [
+    pub const ALL: [EventKind; 21] = [
         Self::Login,
         Self::LoginFailed,
         Self::Logout,
@@ -76,6 +78,7 @@ impl EventKind {
         Self::ApprovalRequest,
         Self::ApprovalDecision,
         Self::EnforcedBlock,
+        Self::FormOutcome,
         Self::PolicyChange,
         Self::Checkpoint,
         Self::StoreBackup,
@@ -101,6 +104,7 @@ impl EventKind {
             Self::ApprovalRequest => "approval_request",
             Self::ApprovalDecision => "approval_decision",
             Self::EnforcedBlock => "enforced_block",
+            Self::FormOutcome => "form_outcome",
             Self::PolicyChange => "policy_change",
             Self::Checkpoint => "checkpoint",
             Self::StoreBackup => "store_backup",

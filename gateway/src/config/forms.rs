@@ -7,6 +7,9 @@
 //! `/tickets/*/edit`). A selector alone matches forms on every page of the site, so a form with
 //! the same id on an "add" and a "change" page would become the same tool on both:
 //! `check-config` warns about every rule without `path`.
+//!
+//! A rule's `error_selector` names where the site shows its own errors, for reading its answer
+//! to an agent's submission (`outcomes`); it is checked as a selector here.
 
 use super::raw;
 use injector::{FormRuleSpec, FormRules};
@@ -19,6 +22,8 @@ pub struct FormScope {
     pub name: String,
     /// The path globs; empty when the rule has no `path`.
     pub paths: Vec<PathGlob>,
+    /// The rule's `error_selector`: where the site shows its own error messages.
+    pub error_selector: Option<String>,
 }
 
 impl FormScope {
@@ -87,7 +92,18 @@ impl super::Checker<'_> {
                     }
                 }
             }
-            scopes.push(FormScope { name: rule.get_ref().name.clone(), paths });
+            let error_selector = rule.get_ref().error_selector.clone();
+            if let Some(css) = &error_selector
+                && let Err(message) = injector::check_error_selector(css)
+            {
+                self.problem(
+                    rule,
+                    &format!("{key}.error_selector"),
+                    &format!("{css:?} is not a selector: {message}"),
+                );
+                broken = true;
+            }
+            scopes.push(FormScope { name: rule.get_ref().name.clone(), paths, error_selector });
             let mut params = Vec::new();
             let mut param_schemas = Vec::new();
             for (control, value) in &rule.get_ref().params {

@@ -268,6 +268,10 @@ pub struct RawFormRule {
     /// Only forms submitted with this method (`GET` or `POST`); none: any.
     #[serde(default)]
     pub method: Option<String>,
+    /// A CSS selector for the site's own error messages on the page that answers a submission,
+    /// in addition to the built-in markers (`outcomes`).
+    #[serde(default)]
+    pub error_selector: Option<String>,
 }
 
 /// One string or a list of them.

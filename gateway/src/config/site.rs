@@ -32,6 +32,18 @@ pub struct Site {
     pub tls: Option<UpstreamTls>,
 }
 
+impl Site {
+    /// The error selectors of the form rules that apply on the page at `path` (for reading the
+    /// site's answer to a submission there).
+    pub fn error_selectors(&self, path: &str) -> Vec<String> {
+        self.form_scopes
+            .iter()
+            .filter(|scope| scope.applies_to(path))
+            .filter_map(|scope| scope.error_selector.clone())
+            .collect()
+    }
+}
+
 /// An upstream origin: scheme and authority, no path.
 #[derive(Debug, Clone)]
 pub struct Upstream {

@@ -4,7 +4,7 @@
 //! the rewriting body so a page that fails early gets a clear 502 instead of a broken stream.
 //!
 //! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `metrics`,
-//! `state`, `support`.
+//! `outcomes`, `state`, `support`.
 
 pub mod decode;
 pub mod rewrite_body;
@@ -14,6 +14,7 @@ use crate::config::Site;
 use crate::http::body::ProxyBody;
 use crate::http::content_type::{self, BodyKind};
 use crate::http::errors::ProxyError;
+use crate::outcomes::PageWatch;
 use crate::page::decode::{ContentCoding, Decoder};
 use crate::page::rewrite_body::RewriteBody;
 use crate::state::Gateway;
@@ -87,13 +88,15 @@ pub struct PageUser {
     pub tools_on: bool,
 }
 
-/// Turns an upstream page response into the rewritten response streamed to the browser.
+/// Turns an upstream page response into the rewritten response streamed to the browser. A page
+/// that answers an agent's form submission is also read for the site's verdict (`answer`).
 pub async fn rewrite(
     gateway: &Gateway,
     site: &Site,
     origin: PageOrigin<'_>,
     user: PageUser,
     response: Response<ProxyBody>,
+    answer: Option<PageWatch>,
 ) -> Result<Response<ProxyBody>, ProxyError> {
     let (mut parts, upstream_body) = response.into_parts();
     let coding = ContentCoding::from_header(parts.headers.get(header::CONTENT_ENCODING))
@@ -128,12 +131,17 @@ pub async fn rewrite(
     if !user.tools_on || sandboxed {
         switch_page_tools_off(&mut parts.headers);
     }
+    let mut rewriter = PageRewriter::filtered(settings, user.policy);
+    if let Some(watch) = &answer {
+        rewriter = rewriter.with_answer_probe(watch.probe());
+    }
     let mut body = RewriteBody::new(
         upstream_body,
         Decoder::new(coding),
-        PageRewriter::filtered(settings, user.policy),
+        rewriter,
         &gateway.metrics,
         site.id.clone(),
+        answer,
     );
     body.prime().await?;
     Ok(Response::from_parts(parts, body.boxed_unsync()))

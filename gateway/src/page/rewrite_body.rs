@@ -9,6 +9,7 @@ use crate::config::SiteId;
 use crate::http::body::{BoxError, ProxyBody};
 use crate::http::errors::ProxyError;
 use crate::metrics::Metrics;
+use crate::outcomes::PageWatch;
 use crate::page::decode::{DecodeError, Decoder};
 use bytes::Bytes;
 use http_body::{Body, Frame};
@@ -27,6 +28,8 @@ pub struct RewriteBody {
     finished: bool,
     site: SiteId,
     counters: Counters,
+    /// The agent's submission this page answers, settled when the page has streamed whole.
+    answer: Option<PageWatch>,
 }
 
 /// Counters resolved once per response, so the hot loop never looks up labels.
@@ -80,6 +83,7 @@ impl RewriteBody {
         rewriter: PageRewriter,
         metrics: &Metrics,
         site: SiteId,
+        answer: Option<PageWatch>,
     ) -> Self {
         let label = site.as_str();
         let filter = |action: &str| metrics.page_filter.with_label_values(&[label, action]);
@@ -101,6 +105,7 @@ impl RewriteBody {
             finished: false,
             site,
             counters,
+            answer,
         }
     }
 
@@ -172,6 +177,9 @@ impl RewriteBody {
         decoder.finish(&mut sink).map_err(Failure::from)?;
         let summary = rewriter.end(&mut output).map_err(Failure::Rewrite)?;
         self.counters.count(&summary);
+        if let Some(answer) = self.answer.take() {
+            answer.finish();
+        }
         Ok(output)
     }
 

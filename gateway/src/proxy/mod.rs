@@ -2,13 +2,15 @@
 //! sees (URI, forwarding and identity headers, the signed assertion, the body under the idle
 //! timeout), the gated-form check, a WebSocket tunnel for a `101`, and the response by its
 //! treatment (a page goes to `page::rewrite`, anything else streams through). `forwarding` owns
-//! the header rules and `websocket` the tunnels.
+//! the header rules, `submissions` the watch on agents' form submissions and `websocket` the
+//! tunnels.
 //!
 //! Layer 6 of the gateway (ARCHITECTURE.md, "Code map"): may import `agent`, `approvals_http`,
-//! `config`, `http`, `metrics`, `net`, `page`, `sso`, `state`, `support`.
+//! `config`, `http`, `metrics`, `net`, `outcomes`, `page`, `sso`, `state`, `support`.
 
 pub mod forwarding;
 pub mod redirects;
+pub mod submissions;
 pub mod websocket;
 
 use crate::agent;
@@ -72,10 +74,23 @@ pub async fn forward(
         _ => None,
     };
     let hop = Hop { client, trusted, browser_host, request_id, identity, assertion: assertion.as_deref() };
+    // An agent's submission (or the request after its redirect) is watched for the site's answer.
+    let owner = {
+        let (user, session) =
+            signed_in.as_ref().map(|(identity, session)| (identity.user.as_str(), session)).unzip();
+        gateway.owner(site.id.as_str(), user, session)
+    };
+    let requester = submissions::Requester { owner: &owner, identity, request_id: request_id.as_str() };
+    let watch = submissions::watch(gateway, &requester, &request, origin_scheme == "https");
     // An agent-marked submission to an approval-gated form goes on only with its approval.
     let request = match enforcement::check(gateway, site, signed_in.as_ref(), request, request_id).await {
         Ok(request) => request,
-        Err(refusal) => return Ok((refusal, Route::Error)),
+        Err(mut refusal) => {
+            if let Some(watch) = watch {
+                watch.refused(&mut refusal);
+            }
+            return Ok((refusal, Route::Error));
+        }
     };
     let upgrade_value = upgrade.as_ref().map(|(value, _)| value.clone());
     let upstream_request = upstream_request(gateway, site, &hop, request, upgrade_value)?;
@@ -100,21 +115,25 @@ pub async fn forward(
         response_headers(&mut response, site, &public);
         treatment = page::treatment(&method, &response);
     }
+    let is_page = matches!(treatment, Treatment::Rewrite { .. });
+    let answer_watch = watch.and_then(|watch| watch.answer(site, &mut response, &public, is_page));
     match treatment {
         Treatment::Rewrite { .. } => {
             let origin = PageOrigin { scheme: origin_scheme, host: browser_host };
             let subject = agent::subject_of(identity);
             let (policy, tools_on) = visibility::for_page(gateway, site, &subject, &page_path);
             let user = PageUser { policy, tools_on };
-            let page = page::rewrite(gateway, site, origin, user, response).await.inspect_err(|error| {
-                if error.is_upstream() {
-                    gateway
-                        .metrics
-                        .upstream_errors
-                        .with_label_values(&[site.id.as_str(), error.reason()])
-                        .inc();
-                }
-            })?;
+            let page = page::rewrite(gateway, site, origin, user, response, answer_watch).await.inspect_err(
+                |error| {
+                    if error.is_upstream() {
+                        gateway
+                            .metrics
+                            .upstream_errors
+                            .with_label_values(&[site.id.as_str(), error.reason()])
+                            .inc();
+                    }
+                },
+            )?;
             Ok((page, Route::Page))
         }
         // The upstream answered a range request for a page with a range again.

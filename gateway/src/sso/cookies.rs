@@ -14,16 +14,22 @@ pub enum CookieKind {
     Login,
     /// Binds a handoff ticket to the browser that asked to sign in (site host).
     Pending,
+    /// Marks an agent's form submission (set by the runtime, `outcomes::mark`).
+    Submission,
+    /// Marks the request that follows a redirect of an agent's submission (set by the proxy).
+    Landing,
 }
 
 impl CookieKind {
-    const ALL: [CookieKind; 3] = [Self::Session, Self::Login, Self::Pending];
+    const ALL: [CookieKind; 5] = [Self::Session, Self::Login, Self::Pending, Self::Submission, Self::Landing];
 
     fn base_name(self) -> &'static str {
         match self {
             Self::Session => "toolgate",
             Self::Login => "toolgate-login",
             Self::Pending => "toolgate-pending",
+            Self::Submission => "toolgate-submit",
+            Self::Landing => "toolgate-landing",
         }
     }
 

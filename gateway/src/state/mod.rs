@@ -4,9 +4,10 @@
 //! the running agent turns and per-user limits (`turns`).
 //!
 //! Layer 4 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `audit`, `config`,
-//! `dashboard_state`, `inventory`, `llm`, `metrics`, `net`, `policy_store`, `sso`, `store`,
-//! `support`.
+//! `dashboard_state`, `inventory`, `llm`, `metrics`, `net`, `outcomes`, `policy_store`, `sso`,
+//! `store`, `support`.
 
+pub mod continuations;
 pub mod turns;
 
 use crate::approvals::Approvals;
@@ -17,10 +18,16 @@ use crate::inventory::Inventory;
 use crate::llm::LlmClient;
 use crate::metrics::{Metrics, SiteRequestMetrics};
 use crate::net::upstream::UpstreamClients;
+use crate::outcomes::Outcomes;
 use crate::policy_store::reload::PolicyHandle;
 use crate::sso::Sso;
 use crate::sso::keys::KeyRing;
-use crate::state::turns::Turns;
+use crate::sso::session::SessionId;
+use crate::state::continuations::Continuations;
+use crate::state::turns::{Owner, Turns};
+
+/// The user id and session digest of requests without SSO (development).
+const ANONYMOUS: &str = "anonymous";
 use crate::store::Store;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -54,6 +61,10 @@ pub struct Gateway {
     /// Form actions whose agent-marked submissions need an approval
     /// (`approvals_http/enforcement.rs`).
     pub gated_forms: Arc<GatedForms>,
+    /// What sites answered agents' form submissions (`outcomes`).
+    pub outcomes: Arc<Outcomes>,
+    /// Turns whose page navigated away, waiting for the next page (`continuations`).
+    pub continuations: Arc<Continuations>,
     /// Stored policy versions, when the dashboard manages the policy.
     pub policy_versions: Option<crate::policy_store::versions::PolicyVersions>,
     /// The dashboard's own state (activity samples, the last chain verification).
@@ -115,6 +126,8 @@ impl Gateway {
             approvals: Arc::new(Approvals::new(store, approvals_key)),
             turns: Arc::default(),
             gated_forms: Arc::default(),
+            outcomes: Arc::default(),
+            continuations: Arc::default(),
             local_keys,
             config: Arc::new(config),
             metrics,
@@ -127,7 +140,7 @@ impl Gateway {
 
     /// The gateway for a reloaded configuration: its sites, upstream clients, model client and
     /// settings, with every long-lived part of this one (store, audit, policy, sign-in,
-    /// approvals, turns, inventory, gated forms, dashboard state, metrics, draining flag).
+    /// approvals, turns, inventory, gated forms, outcomes, continuations, dashboard state, metrics, draining flag).
     pub fn reconfigured(&self, config: Config, clients: Clients) -> Self {
         let Clients { upstreams, llm } = clients;
         Self {
@@ -144,11 +157,25 @@ impl Gateway {
             approvals: self.approvals.clone(),
             turns: self.turns.clone(),
             gated_forms: self.gated_forms.clone(),
+            outcomes: self.outcomes.clone(),
+            continuations: self.continuations.clone(),
             local_keys: self.local_keys.clone(),
             config: Arc::new(config),
             metrics: self.metrics.clone(),
             policy: self.policy.clone(),
             draining: self.draining.clone(),
+        }
+    }
+
+    /// Who a request on `site` belongs to, as turns, approvals and outcomes are bound: the
+    /// user id and a keyed digest of the session (never the id); "anonymous" for either one
+    /// missing (no SSO in development).
+    pub fn owner(&self, site: &str, user: Option<&str>, session: Option<&SessionId>) -> Owner {
+        Owner {
+            user: user.unwrap_or(ANONYMOUS).to_owned(),
+            session: session
+                .map_or_else(|| ANONYMOUS.to_owned(), |session| self.audit.digest("session", session)),
+            site: site.to_owned(),
         }
     }
 

@@ -29,6 +29,13 @@ pub struct Owner {
     pub site: String,
 }
 
+impl Owner {
+    /// One string for the three, as registries key by it.
+    pub fn key(&self) -> String {
+        format!("{}\n{}\n{}", self.user, self.session, self.site)
+    }
+}
+
 /// Why a turn could not start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -105,6 +112,15 @@ impl Turns {
             _ => return false,
         };
         sender.try_send(outcome).is_ok()
+    }
+
+    /// The ids of `owner`'s turns in progress.
+    pub fn running_of(&self, owner: &Owner) -> Vec<String> {
+        lock(&self.running)
+            .iter()
+            .filter(|(_, (running, _))| running == owner)
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// Counts tokens a turn used against its user's hourly budget.

@@ -223,6 +223,19 @@ impl Page {
             .expect("browser connection open");
     }
 
+    /// Runs `action` (which leads to a navigation, however indirectly) and waits for the page it
+    /// leads to to load; returns what the action returned.
+    pub async fn loaded_after<T>(&self, action: impl std::future::Future<Output = T>) -> T {
+        let mut loads = self.loads.lock().await;
+        while loads.try_recv().is_ok() {}
+        let value = action.await;
+        tokio::time::timeout(COMMAND_TIMEOUT, loads.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no page load followed"))
+            .expect("browser connection open");
+        value
+    }
+
     /// Sets the viewport to `width` × `height` CSS pixels (a phone below 600 px).
     pub async fn set_viewport(&self, width: u32, height: u32) {
         let metrics =

@@ -393,7 +393,9 @@ async fn unapproved_agent_submissions_are_refused(extra: &[&str]) {
         page.eval("Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext') !== undefined").await;
     assert_eq!(native, json!(!extra.is_empty()), "native WebMCP exactly when asked for");
     let outcome = page.eval("window.__toolgate__.call('pay', {amount: 5})").await;
-    assert_eq!(outcome["ok"], json!(true), "{extra:?}: the page submitted: {outcome}");
+    // The form submits into a frame, so the page lives on to hear the real outcome.
+    assert_eq!(outcome["ok"], json!(false), "{extra:?}: {outcome}");
+    assert_eq!(outcome["error"]["code"], json!("refused_by_gateway"), "{extra:?}: {outcome}");
     let frame = "(() => { const frame = document.querySelector('iframe').contentDocument; \
                  return frame && frame.title.includes('Submission refused') && frame.body.textContent; })()";
     let refusal = until(&page, frame).await;

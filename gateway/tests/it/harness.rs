@@ -232,3 +232,27 @@ pub fn injected_nonce(page: &str) -> Option<String> {
     let end = page[start..].find('"')? + start;
     Some(page[start..end].to_owned())
 }
+
+/// The interpreter of the test virtualenv (`TOOLGATE_TEST_PYTHON`, else `.venv-tests/bin/python`
+/// at the repository root, which `test.sh` fills), checked to import `module`; a missing one fails
+/// with instructions.
+pub fn test_python(module: &str) -> std::path::PathBuf {
+    let python = std::env::var_os("TOOLGATE_TEST_PYTHON").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-tests/bin/python"),
+        std::path::PathBuf::from,
+    );
+    let install = "run ./test.sh, which creates .venv-tests with the pinned openai and django packages \
+                   (or point TOOLGATE_TEST_PYTHON at a Python that has them)";
+    assert!(python.exists(), "no test Python at {}: {install}", python.display());
+    let check = std::process::Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}; {install}", python.display()));
+    assert!(
+        check.status.success(),
+        "{} cannot import {module} ({}): {install}",
+        python.display(),
+        String::from_utf8_lossy(&check.stderr).trim()
+    );
+    python
+}

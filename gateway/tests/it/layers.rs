@@ -12,7 +12,7 @@ const LAYERS: [&[&str]; 11] = [
     &["config", "metrics", "store", "support"],
     &["http"],
     &["audit", "inventory", "net"],
-    &["approvals", "dashboard_state", "llm", "policy_store", "sso"],
+    &["approvals", "dashboard_state", "llm", "outcomes", "policy_store", "sso"],
     &["state"],
     &["admin", "agent", "approvals_http", "page"],
     &["dashboard_http", "openai", "proxy"],

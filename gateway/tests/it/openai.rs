@@ -397,7 +397,7 @@ async fn a_user_runs_at_most_agent_max_concurrent_turns_requests_at_once() {
 /// gateway: models, a whole and a streamed completion, an approval refusal, a refused token.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_openai_python_client_talks_to_the_gateway() {
-    let python = python_with_openai();
+    let python = harness::test_python("openai");
     let world = World::start().await;
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/openai_client.py");
     let output = tokio::process::Command::new(&python)
@@ -433,28 +433,4 @@ async fn the_official_openai_python_client_talks_to_the_gateway() {
     assert_eq!(results["refused"], json!({"status": 401, "code": "invalid_api_key"}));
     assert!(world.model.bodies().iter().all(|body| !body.contains("carol.chen@corp.example")));
     world.gateway.stop().await;
-}
-
-/// The interpreter of the test virtualenv (`TOOLGATE_TEST_PYTHON`, else `.venv-tests/bin/python`
-/// at the repository root), checked to import `openai`; a missing one fails with instructions.
-fn python_with_openai() -> std::path::PathBuf {
-    let python = std::env::var_os("TOOLGATE_TEST_PYTHON").map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-tests/bin/python"),
-        std::path::PathBuf::from,
-    );
-    let install = "run ./test.sh, or create it by hand: python3 -m venv .venv-tests && \
-                   .venv-tests/bin/pip install openai==3.54.0 (or point TOOLGATE_TEST_PYTHON at a \
-                   Python with the openai package)";
-    assert!(python.exists(), "no Python for the OpenAI client test at {}: {install}", python.display());
-    let check = std::process::Command::new(&python)
-        .args(["-c", "import openai; print(openai.__version__)"])
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run {}: {error}; {install}", python.display()));
-    assert!(
-        check.status.success(),
-        "{} cannot import openai ({}): {install}",
-        python.display(),
-        String::from_utf8_lossy(&check.stderr).trim()
-    );
-    python
 }

@@ -82,7 +82,7 @@ pub(crate) async fn turn_ends(page: &Page) -> String {
 }
 
 /// The conversation as `[role, status, text]`.
-async fn conversation(page: &Page) -> Vec<(String, String, String)> {
+pub(crate) async fn conversation(page: &Page) -> Vec<(String, String, String)> {
     let rows = panel(
         page,
         "JSON.stringify([...root.querySelectorAll('.log > li')].map((item) => [item.dataset.role || 'approval', item.dataset.status || item.dataset.approvalState || '', item.textContent]))",

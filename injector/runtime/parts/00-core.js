@@ -17,7 +17,7 @@
 //   scheduleRescan(), onMutations(handler), onCatalogChange(hook), visibleTools(),
 //   callTool(name, args, options), ToolCallError, jsonClone, reportTool(entry).
 // callTool's options: {timeoutMs, signal, callId, approvalToken}; the last two mark a form tool's
-// submission for the proxy's approval check (45-forms-execute.js).
+// submission for the proxy (its approval check, and the site's answer: 45-forms-execute.js).
 
 // The script may end up on a page twice (a page that copies its own <head> into an iframe srcdoc,
 // a cached fragment re-inserted by a framework); the second run must be a no-op.
@@ -30,6 +30,7 @@ const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_NAME_LENGTH = 128;
 const SESSION_URL = '/.toolgate/agent/session';
 const CATALOG_URL = '/.toolgate/agent/catalog';
+const OUTCOMES_URL = '/.toolgate/agent/outcomes/';
 const POST_DEBOUNCE_MS = 150;
 const FETCH_TIMEOUT_MS = 10000;
 const RETRY_DELAYS_MS = [1000, 3000, 10000];
@@ -56,6 +57,7 @@ const core = {
   started: false,
   scanned: false,
   session: null, // {user, site, page_tools} once fetched
+  continuation: null, // {tool, outcome}: a turn the previous page's form submission took here
   csrf: null,
   limits: DEFAULT_LIMITS,
   // 'pending' until the session answered; then 'ok', 'off' (page_tools false) or 'failed'.
@@ -234,9 +236,12 @@ function reportTool(entry) {
 }
 
 /**
- * The mark an agent's submission of this tool's form carries (`{callId, token?}`, see
- * 45-forms-execute.js), or null. An approved call carries its token; any other call of a form tool
- * the gateway said needs approval is marked without one, so the proxy refuses its submission.
+ * The mark an agent's submission of this tool's form carries (`{callId, token?, gated}`, see
+ * 45-forms-execute.js), or null for a tool that is not a form. Every call of a form tool is
+ * marked, so the gateway can watch the site's answer (`__toolgate__.call` then gets it). An
+ * approved call carries its token; a call of a form tool the gateway said needs approval is
+ * `gated`: its submission carries the call in hidden fields, and without a token the proxy
+ * refuses it.
  */
 function submissionMark(entry, settings) {
   if (!(entry.raw.key instanceof FormElement)) {
@@ -244,13 +249,51 @@ function submissionMark(entry, settings) {
   }
   const token = typeof settings.approvalToken === 'string' ? settings.approvalToken : null;
   const decision = core.decisions.get(`tool:${entry.name}`);
-  if (token === null && !(decision && decision.decision === 'ask_approval')) {
-    return null;
-  }
-  const callId = typeof settings.callId === 'string' && settings.callId !== ''
+  const gated = token !== null || Boolean(decision && decision.decision === 'ask_approval');
+  const callId = typeof settings.callId === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(settings.callId)
     ? settings.callId
     : `local-${Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
-  return token === null ? { callId } : { callId, token };
+  return token === null ? { callId, gated } : { callId, token, gated };
+}
+
+/**
+ * What the site answered a form tool's submission, when the gateway saw one (the call's own
+ * outcome otherwise): a refusal becomes the call's error (`rejected_by_site` with the site's
+ * messages); an accepted submission keeps the page's own result, or, where the page gave none
+ * (the form navigated), gets the landing URL and title.
+ */
+async function withSiteAnswer(mark, outcome, signal) {
+  // The mark learns in a task after the submit event whether the browser sends the submission.
+  await new Promise((resolve) => { setTimeout(resolve, 0); });
+  // A submission the browser sent may still be on its way to the gateway; one the page cancelled
+  // to send itself has reached it by now, or never will.
+  const query = mark.sent() ? '' : '?arrival=0';
+  let answer;
+  try {
+    answer = await fetchJson(`${OUTCOMES_URL}${encodeURIComponent(mark.callId)}${query}`, {
+      method: 'GET',
+      headers: { 'X-Toolgate-CSRF': core.csrf || '' },
+      signal,
+    });
+  } catch (error) {
+    return outcome;
+  }
+  if (!answer || answer.observed !== true) {
+    if (!mark.sent()) {
+      mark.forget();
+    }
+    return outcome;
+  }
+  if (answer.ok !== true) {
+    const error = answer.error || {};
+    const details = Array.isArray(error.messages)
+      ? error.messages.map((message) => ({ path: '', message: String(message) }))
+      : undefined;
+    return failure(String(error.code || 'rejected_by_site'), String(error.message || 'the site refused the submission'), details);
+  }
+  const own = outcome.ok ? outcome.result : null;
+  const placeholder = own === null || own === undefined || (typeof own === 'object' && own.submitted === true);
+  return { ok: true, result: placeholder ? jsonClone(answer.result) : own };
 }
 
 // ---- visibility -------------------------------------------------------------------------------
@@ -428,11 +471,14 @@ function callTool(name, args, options) {
           return failure('invalid_arguments', 'the arguments do not match the input schema', problems);
         }
         // The mark stays on the form while the call runs (its first submission carries it).
-        const unmark = submissionMarks.set(entry.raw.key, submissionMark(entry, settings));
+        const mark = submissionMarks.set(entry.raw.key, submissionMark(entry, settings));
         return Promise.resolve()
           .then(() => entry.raw.invoke(input, { signal: controller.signal }))
-          .finally(unmark)
-          .then(resultOutcome, thrownOutcome);
+          .finally(mark.release)
+          .then(resultOutcome, thrownOutcome)
+          .then((outcome) => (mark.used() && !settled
+            ? withSiteAnswer(mark, outcome, controller.signal)
+            : outcome));
       })
       .then((outcome) => {
         if (outcome) {

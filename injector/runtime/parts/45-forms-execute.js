@@ -6,10 +6,12 @@
 // `toolautosubmit` nothing is submitted until the user presses submit: a built-in human gate.
 //
 // Also owns `submissionMarks`: while an agent's call of a form tool runs (native or polyfilled),
-// the form's next submission carries the call's mark for the proxy's approval check — hidden
-// inputs `__toolgate_call` and `__toolgate_approval` added when its submit event starts and
-// removed in the next task — and the event gets `toolgateApproval` ({callId, token}) for pages
-// that send the submission themselves (see injector/runtime/README.md).
+// the form's next submission carries the call's mark: a gateway cookie naming the call, method
+// and path, so the proxy can read the site's answer (an honest outcome), and for a form that
+// needs approval the hidden inputs `__toolgate_call` and `__toolgate_approval` for the proxy's
+// approval check (added when its submit event starts, removed in the next task). The event gets
+// `toolgateApproval` ({callId, token}) for pages that send the submission themselves (see
+// injector/runtime/README.md).
 
 const DeclarativeForms = (() => {
   const { describe, observe, readForm, attr, controlsOf } = formDerivation;
@@ -307,21 +309,41 @@ const submissionMarks = (() => {
   const APPROVAL_FIELD = '__toolgate_approval';
   const { createElement } = Document.prototype;
   const { appendChild } = Node.prototype;
-  const { setAttribute, remove } = Element.prototype;
-  const marks = new Map(); // form -> {callId, token?, used}
+  const { setAttribute, hasAttribute, remove } = Element.prototype;
+  const setCookie = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie').set;
+  const submitterGetter = Object.getOwnPropertyDescriptor(SubmitEvent.prototype, 'submitter').get;
+  const [formMethodOf, formActionOf] = ['method', 'action']
+    .map((name) => Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, name).get);
+  const marks = new Map(); // form -> {callId, token?, gated, used, sent, where}
+  const NONE = Object.freeze({ callId: null, release() {}, used: () => false, sent: () => false, forget() {} });
 
-  /** Marks `form`'s next submission with `mark` (null: nothing); returns the function that unmarks it. */
+  /**
+   * Marks `form`'s next submission with `mark` (null: nothing). Returns `{callId, release(),
+   * used(), sent(), forget()}`: release unmarks the form; used says whether a submission carried
+   * the mark, sent whether the browser itself sent it (the page did not cancel it to send it its
+   * own way); forget expires the mark's cookie (a cancelled submission the page never sent).
+   */
   function set(form, mark) {
     if (!mark || !(form instanceof HTMLFormElement)) {
-      return () => {};
+      return NONE;
     }
-    const entry = { ...mark, used: false };
+    const entry = { ...mark, used: false, sent: false, where: null };
     marks.set(form, entry);
-    return () => {
-      if (marks.get(form) === entry) {
-        marks.delete(form);
-      }
-    };
+    return Object.freeze({
+      callId: entry.callId,
+      release() {
+        if (marks.get(form) === entry) {
+          marks.delete(form);
+        }
+      },
+      used: () => entry.used,
+      sent: () => entry.sent,
+      forget() {
+        if (entry.where) {
+          markCookie(entry.callId, entry.where, 0);
+        }
+      },
+    });
   }
 
   function hidden(form, name, value) {
@@ -334,10 +356,43 @@ const submissionMarks = (() => {
   }
 
   /**
-   * First in line (a capturing listener installed before page scripts): the fields are in the
-   * form while the page's own submit listeners run (so `new FormData(form)` there carries them)
-   * and when the browser builds the submission right after the event; the next task takes them
-   * out again, so a later human submission of the same form is unmarked.
+   * Where the submission goes, as the browser will send it: the submitter's `formmethod` and
+   * `formaction` override the form's. Null for a dialog form or another origin.
+   */
+  function target(form, submitter) {
+    const own = (name) => submitter && hasAttribute.call(submitter, name);
+    const method = (own('formmethod') ? submitter.formMethod : formMethodOf.call(form)).toUpperCase();
+    const action = own('formaction') ? submitter.formAction : formActionOf.call(form);
+    let url;
+    try {
+      url = new URL(action, document.baseURI);
+    } catch (error) {
+      return null;
+    }
+    if ((method !== 'GET' && method !== 'POST') || url.origin !== window.location.origin) {
+      return null;
+    }
+    return { method, path: url.pathname };
+  }
+
+  /**
+   * The gateway's submission cookie: the call, the method and the path (`%`, `;` and `,`
+   * escaped), for the proxy to watch the site's answer. Sites never see it; the proxy expires it.
+   */
+  function markCookie(callId, where, maxAge) {
+    const secure = window.location.protocol === 'https:';
+    const name = secure ? '__Host-toolgate-submit' : 'toolgate-submit';
+    const path = where.path.replace(/[%;,]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+    const attributes = `; Path=/; Max-Age=${maxAge}; SameSite=Strict${secure ? '; Secure' : ''}`;
+    setCookie.call(document, `${name}=${callId}:${where.method}:${path}${attributes}`);
+  }
+
+  /**
+   * First in line (a capturing listener installed before page scripts): the submission is marked
+   * for the gateway while the page's own submit listeners run and when the browser builds the
+   * submission right after the event. A gated form also gets the call (and token) as hidden
+   * fields, so `new FormData(form)` in the page's listeners carries them; the next task takes
+   * them out again, so a later human submission of the same form is unmarked.
    */
   function onSubmit(event) {
     const mark = marks.get(event.target);
@@ -345,8 +400,18 @@ const submissionMarks = (() => {
       return;
     }
     mark.used = true;
+    const where = target(event.target, submitterGetter.call(event));
+    if (where) {
+      mark.where = where;
+      markCookie(mark.callId, where, 60);
+    }
+    // After every listener of this dispatch: whether the browser sends it, or the page took over.
+    setTimeout(() => { mark.sent = !event.defaultPrevented; }, 0);
     const approval = Object.freeze(mark.token ? { callId: mark.callId, token: mark.token } : { callId: mark.callId });
     Object.defineProperty(event, 'toolgateApproval', { value: approval, enumerable: true });
+    if (!mark.gated) {
+      return;
+    }
     const inputs = [hidden(event.target, CALL_FIELD, mark.callId)];
     if (mark.token) {
       inputs.push(hidden(event.target, APPROVAL_FIELD, mark.token));

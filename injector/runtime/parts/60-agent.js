@@ -9,7 +9,8 @@
 // the page. The panel (70-panel.js) is its only user; nothing here is reachable from the page.
 //
 // Shared with the parts after it:
-//   startTurn(message, listener) -> {stop()}; listener(event) gets the gateway's events as they
+//   startTurn(message | null, listener) -> {stop()} (null: continue the turn the previous page's
+//     form submission took away); listener(event) gets the gateway's events as they
 //     are ({event: 'started' | 'text' | 'tool_call' | ...}) plus the client's own:
 //     {event: 'tool_running' | 'tool_finished', call_id, tool, ok?, error?},
 //     {event: 'refused', status, code, message} (the gateway did not start the turn),
@@ -27,7 +28,11 @@ const TURN_EVENTS = new Set([
 
 const liveTurns = new Set();
 
-/** Starts a turn; the listener hears every event of it, `ended` last. */
+/**
+ * Starts a turn; the listener hears every event of it, `ended` last. `message` null continues
+ * the turn an agent's form submission took away from the previous page (the session's
+ * `continuation`): the gateway replays it with what the site answered.
+ */
 function startTurn(message, listener) {
   const controller = new AbortController();
   const turn = { controller, turnId: null, ended: false, failed: false, listener };
@@ -78,7 +83,7 @@ async function runTurn(turn, message) {
   // The visible tools as the catalog POST reports them: a form tool says which form it submits.
   const tools = visibleTools().map((entry) => jsonClone(reportTool(entry)));
   const body = JSON.stringify({
-    message,
+    ...(message === null ? { continue: true } : { message }),
     tools,
     contexts: contexts.map(({ name, text }) => ({ name, text })),
   });

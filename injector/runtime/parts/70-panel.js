@@ -246,12 +246,37 @@ function createPanel() {
     }
     input.value = '';
     message('user', text);
+    run(text);
+    stop.focus();
+  }
+
+  function run(text) {
     state.assistant = null;
     state.tools.clear();
     root.setAttribute('data-turn', 'running');
     setBusy(true);
     state.turn = startTurn(text, onEvent);
-    stop.focus();
+  }
+
+  /**
+   * The previous page's turn left it with a form submission: say what the site answered and let
+   * the assistant go on from there (it may correct a refused call).
+   */
+  function continueTurn(continuation) {
+    const outcomes = {
+      accepted: 'the site accepted it',
+      rejected_by_site: 'the site refused it',
+      refused_by_gateway: 'Toolgate did not send it',
+    };
+    open();
+    // `pending`: the page loaded before the gateway had the site's answer; the turn brings it.
+    const known = Object.prototype.hasOwnProperty.call(outcomes, continuation.outcome);
+    const text = known
+      ? `${continuation.tool} was submitted: ${outcomes[continuation.outcome]}. Continuing…`
+      : 'A form was submitted for you. Continuing with the site\'s answer…';
+    const status = !known ? 'running' : continuation.outcome === 'accepted' ? 'done' : 'failed';
+    message('tool', text, { 'data-tool': continuation.tool ? String(continuation.tool) : null, 'data-status': status, 'data-continued': 'true' });
+    run(null);
   }
 
   form.addEventListener('submit', (event) => {
@@ -473,6 +498,10 @@ function createPanel() {
     });
   }
 
+  if (core.continuation) {
+    // Once the panel is in the page.
+    setTimeout(() => continueTurn(core.continuation), 0);
+  }
   return host;
 }
 

@@ -47,6 +47,7 @@ async function fetchSession() {
       throw new Error('the session answer has no csrf token or user');
     }
     core.session = jsonClone({ user: answer.user, site: answer.site, page_tools: answer.page_tools !== false });
+    core.continuation = answer.continuation ? jsonClone(answer.continuation) : null;
     core.csrf = answer.csrf;
     core.limits = { ...DEFAULT_LIMITS, ...(answer.limits || {}) };
     core.sessionState = answer.page_tools === false ? 'off' : 'ok';
