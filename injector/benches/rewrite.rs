@@ -94,6 +94,7 @@ fn form_rules() -> Vec<FormRuleSpec> {
         param_schemas: Vec::new(),
         autosubmit: false,
         method: None,
+        action: Vec::new(),
     }]
 }
 

@@ -49,7 +49,7 @@ pub use csp::{CspHeader, CspPlan, allow_in_policy, plan_csp, sandboxes_origin};
 pub use error::RewriteError;
 pub use page::{
     AnswerProbe, BUILT_IN_ERROR_MARKERS, FormRuleError, FormRuleSpec, FormRules, FormSeen, Outcome,
-    PageAnswer, PagePolicy, PageRewriter, PageSettings, PageSummary, ToolKind, Visibility,
-    check_error_selector,
+    PageAnswer, PagePolicy, PageRewriter, PageSettings, PageSummary, PathGlob, ToolKind, Visibility,
+    check_error_selector, resolve_action_path,
 };
 pub use runtime::{RuntimeAsset, runtime_asset};

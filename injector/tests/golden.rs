@@ -192,6 +192,7 @@ fn run_filter_case(
             param_schemas: Vec::new(),
             autosubmit: rule.autosubmit,
             method: None,
+            action: Vec::new(),
         })
         .collect();
     let forms = Arc::new(FormRules::new(specs, policy.auto).map_err(|error| format!("{name}: {error}"))?);

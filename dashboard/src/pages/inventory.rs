@@ -25,6 +25,8 @@ pub struct InventorySite {
     pub site: String,
     /// Tools and contexts seen there.
     pub entries: Vec<InventoryRow>,
+    /// Pages served without the runtime (CSP sandbox), in words, if any.
+    pub sandboxed: Option<String>,
 }
 
 /// One tool or context as the inventory recorded it (all of it page-supplied: hostile).
@@ -46,6 +48,10 @@ pub struct InventoryRow {
     pub last_seen: String,
     /// What changed since it was first seen, if anything.
     pub changed: Option<String>,
+    /// For a form tool: where its form submits (`POST /staff/add/`).
+    pub target: Option<String>,
+    /// Another entry has the same name and submits elsewhere.
+    pub same_name_different_targets: bool,
     /// The decision for a user in no group, e.g. "deny (default)".
     pub decision_everyone: Option<String>,
 }
@@ -53,11 +59,11 @@ pub struct InventoryRow {
 /// The inventory page.
 pub fn inventory(shell: &Shell, data: &InventoryData) -> String {
     let mut html = Html::new();
-    if data.sites.iter().all(|site| site.entries.is_empty()) {
+    if data.sites.iter().all(|site| site.entries.is_empty() && site.sandboxed.is_none()) {
         html.raw("<p class=\"empty\">No page has reported a tool or context yet.</p>");
     }
     for (site_index, site) in data.sites.iter().enumerate() {
-        if site.entries.is_empty() {
+        if site.entries.is_empty() && site.sandboxed.is_none() {
             continue;
         }
         html.raw("<section aria-labelledby=\"site-")
@@ -66,7 +72,15 @@ pub fn inventory(shell: &Shell, data: &InventoryData) -> String {
             .count(site_index)
             .raw("\">")
             .text(&site.site)
-            .raw("</h2><div class=\"scroll\"><table class=\"inventory\"><caption>Tools and contexts seen on ")
+            .raw("</h2>");
+        if let Some(note) = &site.sandboxed {
+            html.raw("<p class=\"notice\" data-note=\"sandboxed\">").text(note).raw("</p>");
+        }
+        if site.entries.is_empty() {
+            html.raw("</section>");
+            continue;
+        }
+        html.raw("<div class=\"scroll\"><table class=\"inventory\"><caption>Tools and contexts seen on ")
             .text(&site.site)
             .raw("</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Kind</th>")
             .raw("<th scope=\"col\">Dialect</th><th scope=\"col\">Description</th><th scope=\"col\">First seen</th>")
@@ -84,11 +98,11 @@ pub fn inventory(shell: &Shell, data: &InventoryData) -> String {
 }
 
 fn row(html: &mut Html, shell: &Shell, data: &InventoryData, site: &str, entry: &InventoryRow) {
-    html.raw("<tr><th scope=\"row\" class=\"wrap\"><code>")
-        .text(&entry.name)
-        .raw("</code></th><td>")
-        .raw(entry.kind.as_str())
-        .raw("</td><td>");
+    html.raw("<tr><th scope=\"row\" class=\"wrap\"><code>").text(&entry.name).raw("</code>");
+    if let Some(target) = &entry.target {
+        html.raw("<br><span class=\"muted\">submits to <code>").text(target).raw("</code></span>");
+    }
+    html.raw("</th><td>").raw(entry.kind.as_str()).raw("</td><td>");
     text_or_dash(html, &entry.dialect);
     html.raw("</td><td class=\"wrap description\">");
     text_or_dash(html, &entry.description);
@@ -106,6 +120,10 @@ fn row(html: &mut Html, shell: &Shell, data: &InventoryData, site: &str, entry: 
         Some(change) => html.raw("<span class=\"flag\">changed</span> ").text(change),
         None => html.raw("<span class=\"muted\">no</span>"),
     };
+    if entry.same_name_different_targets {
+        // One rule matching two kinds of page, usually: scope it with `path` or `action`.
+        html.raw("<br><span class=\"flag\">same name, different targets</span>");
+    }
     html.raw("</td><td>");
     match &entry.decision_everyone {
         Some(decision) => html.text(decision),
@@ -162,6 +180,8 @@ mod tests {
             first_seen: text.into(),
             last_seen: text.into(),
             changed: Some(text.into()),
+            target: Some(text.into()),
+            same_name_different_targets: true,
             decision_everyone: Some(text.into()),
         }
     }
@@ -171,6 +191,7 @@ mod tests {
             sites: vec![InventorySite {
                 site: text.into(),
                 entries: vec![entry(EntryKind::Tool, text), entry(EntryKind::Context, text)],
+                sandboxed: Some(text.into()),
             }],
             groups: vec!["hr-staff".into(), text.into()],
             can_edit,
@@ -198,6 +219,9 @@ mod tests {
         assert_eq!(out.matches("name=\"effect\" value=\"deny\"").count(), 2);
         assert!(out.contains("<details><summary>Schema</summary><pre class=\"code\">{"));
         assert!(out.contains("<span class=\"flag\">changed</span> add_task"));
+        assert!(out.contains("submits to <code>add_task</code>"));
+        assert!(out.contains("<p class=\"notice\" data-note=\"sandboxed\">add_task</p>"));
+        assert!(out.contains("<span class=\"flag\">same name, different targets</span>"));
         assert!(out.contains("<div class=\"scroll\"><table class=\"inventory\">"));
         assert_post_forms_carry_csrf(&out, "csrf-token-123");
     }

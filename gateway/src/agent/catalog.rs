@@ -308,6 +308,8 @@ struct Seen {
     name: String,
     description: String,
     schema: Value,
+    /// A form tool's target, `METHOD /path`.
+    target: Option<String>,
 }
 
 fn observe_all(
@@ -323,6 +325,7 @@ fn observe_all(
             name: tool.name.clone(),
             description: tool.description.clone(),
             schema: tool.input_schema.clone(),
+            target: tool.form_target().map(|form| format!("{} {}", form.method, form.action_path)),
         };
         (seen, tool.source)
     });
@@ -332,6 +335,7 @@ fn observe_all(
             name: context.name.clone(),
             description: String::new(),
             schema: Value::Null,
+            target: None,
         };
         (seen, context.source)
     });
@@ -344,6 +348,7 @@ fn observe_all(
                 source: source.as_str(),
                 description: &seen.description,
                 schema: &seen.schema,
+                target: seen.target.as_deref(),
             };
             let observation = inventory.observe(site, user, &sighting, now);
             (seen, observation)
@@ -378,6 +383,9 @@ fn inventory_event(
         let schema = crate::inventory::canonical_json(&seen.schema);
         event.digests.insert("description.sha256".into(), sha256_hex(seen.description.as_bytes()));
         event.digests.insert("schema.sha256".into(), sha256_hex(schema.as_bytes()));
+    }
+    if let Some(target) = &seen.target {
+        event.explanation = Some(serde_json::json!({"target": target}));
     }
     event
 }

@@ -8,10 +8,14 @@
 //! the same id on an "add" and a "change" page would become the same tool on both:
 //! `check-config` warns about every rule without `path`.
 //!
+//! A rule's `action` (one glob or a list, on the path the form's `action` resolves to against
+//! the page) keeps it to forms that submit there, for pages that hold several similar forms.
+//!
 //! A rule's `error_selector` names where the site shows its own errors, for reading its answer
 //! to an agent's submission (`outcomes`); it is checked as a selector here.
 
 use super::raw;
+pub use injector::PathGlob;
 use injector::{FormRuleSpec, FormRules};
 use std::sync::Arc;
 
@@ -30,41 +34,6 @@ impl FormScope {
     /// Whether the rule applies on the page at `path`.
     pub fn applies_to(&self, path: &str) -> bool {
         self.paths.is_empty() || self.paths.iter().any(|glob| glob.matches(path))
-    }
-}
-
-/// A URL path pattern: `*` matches any run of characters, `/` included; the rest matches itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathGlob {
-    /// The literal pieces between the stars.
-    pieces: Vec<String>,
-}
-
-impl PathGlob {
-    /// Compiles `pattern`, which must be an absolute path (`/…`) without `?` or `#`.
-    pub fn new(pattern: &str) -> Result<Self, String> {
-        if !pattern.starts_with('/') {
-            return Err(format!("path {pattern:?} must start with /"));
-        }
-        if pattern.contains(['?', '#']) || pattern.chars().any(char::is_whitespace) {
-            return Err(format!("path {pattern:?} must be a URL path (no query, fragment or spaces)"));
-        }
-        Ok(Self { pieces: pattern.split('*').map(str::to_owned).collect() })
-    }
-
-    /// Whether `path` matches: the first piece is a prefix, the last a suffix, the others appear
-    /// in order between them (greedy-free, so linear in the path's length per piece).
-    pub fn matches(&self, path: &str) -> bool {
-        let Some((first, rest)) = self.pieces.split_first() else { return false };
-        let Some(mut remaining) = path.strip_prefix(first.as_str()) else { return false };
-        let Some((last, middle)) = rest.split_last() else { return remaining.is_empty() };
-        for piece in middle {
-            match remaining.find(piece.as_str()) {
-                Some(at) => remaining = &remaining[at + piece.len()..],
-                None => return false,
-            }
-        }
-        remaining.ends_with(last.as_str())
     }
 }
 
@@ -126,6 +95,7 @@ impl super::Checker<'_> {
                 param_schemas,
                 autosubmit: rule.get_ref().autosubmit,
                 method: rule.get_ref().method.clone(),
+                action: rule.get_ref().action.as_ref().map_or_else(Vec::new, |globs| globs.items().to_vec()),
             };
             // Compiled alone first, so each broken rule is reported with its own line.
             if let Err(error) = FormRules::new(vec![spec.clone()], false) {
@@ -226,8 +196,6 @@ fn param(value: &serde_json::Value) -> Result<(Option<String>, Option<String>), 
 
 #[cfg(test)]
 mod tests {
-    use super::PathGlob;
-
     #[test]
     fn params_are_descriptions_or_schema_fragments() {
         use super::param;
@@ -250,29 +218,5 @@ mod tests {
             let error = param(&bad).expect_err("refused");
             assert!(error.contains(needle), "{bad}: {error}");
         }
-    }
-
-    #[test]
-    fn path_globs_match_whole_paths_with_stars_anywhere() {
-        let glob = |pattern: &str| PathGlob::new(pattern).expect("valid");
-        assert!(
-            glob("/a/b").matches("/a/b") && !glob("/a/b").matches("/a/b/") && !glob("/a/b").matches("/a")
-        );
-        assert!(glob("/a/*").matches("/a/") && glob("/a/*").matches("/a/b/c"));
-        assert!(glob("/*/edit").matches("/x/y/edit") && !glob("/*/edit").matches("/x/edit/no"));
-        assert!(
-            glob("/*/*/change/").matches("/staff/1/change/")
-                && !glob("/*/*/change/").matches("/staff/1/add/")
-        );
-        assert!(
-            glob("/a*b*c").matches("/abc")
-                && glob("/a*b*c").matches("/a-b-b-c")
-                && !glob("/a*b*c").matches("/acb")
-        );
-        assert!(
-            PathGlob::new("no-slash").is_err()
-                && PathGlob::new("/a b").is_err()
-                && PathGlob::new("/a#b").is_err()
-        );
     }
 }

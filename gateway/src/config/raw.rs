@@ -268,6 +268,10 @@ pub struct RawFormRule {
     /// Only forms submitted with this method (`GET` or `POST`); none: any.
     #[serde(default)]
     pub method: Option<String>,
+    /// Only forms whose action resolves to a path matching this glob (or one of a list); none:
+    /// any action.
+    #[serde(default)]
+    pub action: Option<OneOrMany>,
     /// A CSS selector for the site's own error messages on the page that answers a submission,
     /// in addition to the built-in markers (`outcomes`).
     #[serde(default)]

@@ -179,3 +179,24 @@ fn every_broken_form_rule_is_reported_with_its_line() {
     let error = Config::parse(&unknown, "forms.toml").expect_err("unknown key");
     assert!(error.to_string().contains("unknown field `submit`"), "{error}");
 }
+
+#[test]
+fn a_bad_action_glob_or_error_selector_is_a_problem_with_its_line() {
+    let text = format!(
+        "{GOOD}[[sites.tasks.forms.rule]]\nselector = \"form\"\nname = \"n\"\ndescription = \"d\"\n\
+         action = \"staff/*/add/\"\nerror_selector = \"ul.errors[\"\n"
+    );
+    let error = Config::parse(&text, "forms.toml").expect_err("bad action and selector");
+    assert_eq!(error.problems.len(), 2, "{error}");
+    let keys: Vec<&str> = error.problems.iter().map(|problem| problem.key.as_str()).collect();
+    assert!(keys.contains(&"sites.tasks.forms.rule[0].error_selector"), "{keys:?}");
+    assert!(keys.contains(&"sites.tasks.forms.rule[0]"), "{keys:?}");
+    assert!(error.problems.iter().all(|problem| problem.line == Some(21)), "{error}");
+    assert!(error.to_string().contains("action path \"staff/*/add/\" must start with /"), "{error}");
+    let fixed = text
+        .replace("action = \"staff/*/add/\"", "action = [\"/staff/*/add/\"]")
+        .replace("ul.errors[", "ul.errors li");
+    let config = Config::parse(&fixed, "forms.toml").expect("valid");
+    assert!(config.sites[0].forms.scopes_actions());
+    assert_eq!(config.sites[0].error_selectors("/anything"), ["ul.errors li"]);
+}

@@ -28,7 +28,26 @@ pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Noti
         let row = row(&policy, entry);
         match sites.last_mut() {
             Some(site) if site.site == entry.site => site.entries.push(row),
-            _ => sites.push(InventorySite { site: entry.site.clone(), entries: vec![row] }),
+            _ => sites.push(InventorySite { site: entry.site.clone(), entries: vec![row], sandboxed: None }),
+        }
+    }
+    // Pages served without the runtime (CSP sandbox): their tools are off, and no catalog comes.
+    for configured in &gateway.config.sites {
+        let Ok(Some(pages)) = gateway.inventory.sandboxed(configured.id.as_str()) else { continue };
+        let note = format!(
+            "{} page loads served sandboxed (CSP sandbox without allow-same-origin), last {}: no runtime and \
+             no page tools there. Latest: {}",
+            pages.count,
+            super::utc(pages.last_seen),
+            pages.recent.join(", ")
+        );
+        match sites.iter_mut().find(|site| site.site == configured.id.as_str()) {
+            Some(site) => site.sandboxed = Some(note),
+            None => sites.push(InventorySite {
+                site: configured.id.as_str().to_owned(),
+                entries: Vec::new(),
+                sandboxed: Some(note),
+            }),
         }
     }
     let notice = match (notice, context.param("written")) {
@@ -127,6 +146,8 @@ fn row(policy: &policy::Policy, entry: &InventoryEntry) -> InventoryRow {
         first_seen: super::utc(entry.first_seen),
         last_seen: super::utc(entry.last_seen),
         changed,
+        target: entry.target.clone(),
+        same_name_different_targets: entry.same_name_different_targets,
         decision_everyone: Some(decision),
     }
 }

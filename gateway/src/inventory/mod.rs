@@ -1,11 +1,15 @@
 //! The tool inventory: every tool and context that pages of a site reported, with its dialect,
 //! description and schema digests, first and last sighting, and a flag when a tool's
 //! description or schema changed since it was first seen (a changed tool may be a poisoned one).
+//! A form tool is kept per target (where its form submits): one name on an "add" and a "change"
+//! page is two entries marked "same name, different targets", not one tool that keeps changing.
 //!
 //! Reports come from the runtime in users' browsers, so they are claims, bounded in size and
 //! number. Writes are throttled: an unchanged entry is rewritten at most once a minute.
 //!
 //! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `http`, `store`.
+
+pub mod sandboxed;
 
 use crate::store::{Store, StoreError, Table};
 use aws_lc_rs::digest;
@@ -53,6 +57,9 @@ pub struct Sighting<'a> {
     pub description: &'a str,
     /// Its input schema (tools) or `Null` (contexts).
     pub schema: &'a Value,
+    /// For a form tool, where its form submits (`POST /staff/add/`): the same name submitting
+    /// elsewhere is another entry.
+    pub target: Option<&'a str>,
 }
 
 /// What the inventory holds about one tool or context of one site.
@@ -82,6 +89,13 @@ pub struct InventoryEntry {
     /// administrator reviews it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<Change>,
+    /// For a form tool: where its form submits (method and action path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Another entry of this site has the same tool name and submits elsewhere (set when
+    /// listing): usually one rule matching two kinds of page, never a changed tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub same_name_different_targets: bool,
 }
 
 /// A change to a known tool.
@@ -125,12 +139,20 @@ pub struct Inventory {
     counts: Mutex<HashMap<String, usize>>,
     /// (site, user) → (hour, new entries that user added in that hour).
     added: Mutex<HashMap<(String, String), (u64, usize)>>,
+    /// (site, path) → when a sandboxed page was last noted (`sandboxed.rs`).
+    sandboxed_noted: Mutex<HashMap<(String, String), u64>>,
 }
 
 impl Inventory {
     /// An inventory kept in `store`.
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, recent: Mutex::default(), counts: Mutex::default(), added: Mutex::default() }
+        Self {
+            store,
+            recent: Mutex::default(),
+            counts: Mutex::default(),
+            added: Mutex::default(),
+            sandboxed_noted: Mutex::default(),
+        }
     }
 
     /// Records one sighting by `user` at `now`; says whether it was new or changed. The entry
@@ -142,7 +164,7 @@ impl Inventory {
         sighting: &Sighting<'_>,
         now: u64,
     ) -> Result<Observation, StoreError> {
-        let key = entry_key(site.as_str(), sighting.kind, sighting.name);
+        let key = entry_key(site.as_str(), sighting.kind, sighting.name, sighting.target);
         let throttle_key = String::from_utf8_lossy(&key).into_owned();
         let description_digest = sha256_hex(sighting.description.as_bytes());
         let schema_digest = sha256_hex(canonical_json(sighting.schema).as_bytes());
@@ -180,8 +202,34 @@ impl Inventory {
         Err(StoreError("the inventory entry kept changing under concurrent reports".into()))
     }
 
-    /// Every entry, or a site's entries, in (site, kind, name) order.
+    /// Every entry, or a site's entries, in (site, kind, name, target) order; tools of one name
+    /// with several targets say so.
     pub fn list(&self, site: Option<&str>) -> Result<Vec<InventoryEntry>, StoreError> {
+        let mut entries = self.stored(site)?;
+        let mut targets: HashMap<(&str, &str), std::collections::HashSet<&str>> = HashMap::new();
+        for entry in &entries {
+            if let (EntryKind::Tool, Some(target)) = (entry.kind, &entry.target) {
+                targets
+                    .entry((entry.site.as_str(), entry.name.as_str()))
+                    .or_default()
+                    .insert(target.as_str());
+            }
+        }
+        let shared: std::collections::HashSet<(String, String)> = targets
+            .into_iter()
+            .filter(|(_, targets)| targets.len() > 1)
+            .map(|((site, name), _)| (site.to_owned(), name.to_owned()))
+            .collect();
+        for entry in &mut entries {
+            entry.same_name_different_targets = entry.kind == EntryKind::Tool
+                && entry.target.is_some()
+                && shared.contains(&(entry.site.clone(), entry.name.clone()));
+        }
+        Ok(entries)
+    }
+
+    /// The entries as stored.
+    fn stored(&self, site: Option<&str>) -> Result<Vec<InventoryEntry>, StoreError> {
         let prefix = site.map(|site| format!("{site}\0").into_bytes()).unwrap_or_default();
         let mut entries = Vec::new();
         let mut from = prefix.clone();
@@ -195,6 +243,9 @@ impl Inventory {
                 if !key.starts_with(&prefix) {
                     done = true;
                     break;
+                }
+                if sandboxed::is_note(&key) {
+                    continue;
                 }
                 if let Ok(entry) = serde_json::from_slice::<InventoryEntry>(&value) {
                     entries.push(entry);
@@ -216,7 +267,7 @@ impl Inventory {
         let count = match known {
             Some(count) => count,
             None => {
-                let count = self.list(Some(site.as_str()))?.len();
+                let count = self.stored(Some(site.as_str()))?.len();
                 self.lock_counts().insert(site.as_str().to_owned(), count);
                 count
             }
@@ -245,15 +296,15 @@ impl Inventory {
     }
 
     fn lock_counts(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-        self.counts.lock().unwrap_or_else(PoisonError::into_inner)
+        lock_map(&self.counts)
     }
 
     fn lock_added(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), (u64, usize)>> {
-        self.added.lock().unwrap_or_else(PoisonError::into_inner)
+        lock_map(&self.added)
     }
 
     fn lock_recent(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, String, u64)>> {
-        self.recent.lock().unwrap_or_else(PoisonError::into_inner)
+        lock_map(&self.recent)
     }
 }
 
@@ -279,6 +330,8 @@ fn merge(
         first_seen: now,
         last_seen: now,
         changed: None,
+        target: sighting.target.map(str::to_owned),
+        same_name_different_targets: false,
     };
     let Some(previous) = previous else { return (fresh, Observation::New) };
     let description = previous.description_digest != fresh.description_digest;
@@ -300,12 +353,20 @@ fn merge(
     (InventoryEntry { first_seen: previous.first_seen, changed, ..fresh }, observation)
 }
 
-fn entry_key(site: &str, kind: EntryKind, name: &str) -> Vec<u8> {
+/// Locks one of the throttle maps (plain values: a panic while holding it leaves them usable).
+fn lock_map<K, V>(map: &Mutex<HashMap<K, V>>) -> std::sync::MutexGuard<'_, HashMap<K, V>> {
+    map.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn entry_key(site: &str, kind: EntryKind, name: &str, target: Option<&str>) -> Vec<u8> {
     let kind = match kind {
         EntryKind::Tool => "tool",
         EntryKind::Context => "context",
     };
-    format!("{site}\0{kind}\0{name}").into_bytes()
+    match target {
+        Some(target) => format!("{site}\0{kind}\0{name}\0{target}").into_bytes(),
+        None => format!("{site}\0{kind}\0{name}").into_bytes(),
+    }
 }
 
 /// JSON with object keys sorted at every level, so equal schemas digest equally whatever order

@@ -12,7 +12,40 @@ fn observe(inventory: &Inventory, site: &SiteId, sighting: &Sighting<'_>, now: u
 }
 
 fn tool<'a>(name: &'a str, description: &'a str, schema: &'a Value) -> Sighting<'a> {
-    Sighting { kind: EntryKind::Tool, name, source: "voix", description, schema }
+    Sighting { kind: EntryKind::Tool, name, source: "voix", description, schema, target: None }
+}
+
+#[test]
+fn one_form_tool_name_with_two_targets_is_two_entries_not_a_change() {
+    let inventory = inventory();
+    let site = SiteId::new("hr");
+    let schema = json!({"type": "object"});
+    let form = |description, target| Sighting {
+        kind: EntryKind::Tool,
+        name: "add_employee",
+        source: "form",
+        description,
+        schema: &schema,
+        target: Some(target),
+    };
+    let add = form("Create an employee record", "POST /admin/staff/employee/add/");
+    let change = form("Change an employee record", "POST /admin/staff/employee/1/change/");
+    for (now, sighting) in [(100, &add), (110, &change), (120, &add), (130, &change)] {
+        let observation = observe(&inventory, &site, sighting, now);
+        assert!(matches!(observation, Observation::New | Observation::Unchanged), "{observation:?}");
+    }
+    let entries = inventory.list(Some("hr")).expect("list");
+    assert_eq!(entries.len(), 2);
+    assert!(entries.iter().all(|entry| entry.changed.is_none() && entry.same_name_different_targets));
+    let mut targets: Vec<_> = entries.iter().filter_map(|entry| entry.target.as_deref()).collect();
+    targets.sort_unstable();
+    assert_eq!(targets, ["POST /admin/staff/employee/1/change/", "POST /admin/staff/employee/add/"]);
+    // One target alone is not flagged.
+    let alone = inventory.list(Some("hr")).expect("list");
+    let other = SiteId::new("crm");
+    observe(&inventory, &other, &form("Create a contact", "POST /contacts/new"), 140);
+    let crm = inventory.list(Some("crm")).expect("list");
+    assert!(!crm[0].same_name_different_targets && alone.len() == 2);
 }
 
 #[test]

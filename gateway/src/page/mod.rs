@@ -78,6 +78,8 @@ pub struct PageOrigin<'a> {
     pub scheme: &'static str,
     /// The `Host` the browser sent, port included.
     pub host: &'a str,
+    /// The page's path.
+    pub path: &'a str,
 }
 
 /// What the filter needs about the user on this site.
@@ -131,6 +133,9 @@ pub async fn rewrite(
     if !user.tools_on || sandboxed {
         switch_page_tools_off(&mut parts.headers);
     }
+    if sandboxed {
+        note_sandboxed(gateway, site, origin.path);
+    }
     let mut rewriter = PageRewriter::filtered(settings, user.policy);
     if let Some(watch) = &answer {
         rewriter = rewriter.with_answer_probe(watch.probe());
@@ -145,6 +150,18 @@ pub async fn rewrite(
     );
     body.prime().await?;
     Ok(Response::from_parts(parts, body.boxed_unsync()))
+}
+
+/// Tells the inventory that this page of the site runs without the runtime, its tools off
+/// (written on a blocking thread; a failure is only logged).
+fn note_sandboxed(gateway: &Gateway, site: &Site, path: &str) {
+    let (inventory, site_id, path) = (gateway.inventory.clone(), site.id.clone(), path.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let now = crate::support::clock::unix_now();
+        if let Err(error) = inventory.note_sandboxed(site_id.as_str(), &path, now) {
+            tracing::warn!(site = %site_id, error = %error, "the sandboxed page was not noted in the inventory");
+        }
+    });
 }
 
 /// SVG and XML documents can carry tool markup the HTML filter cannot parse: the browser's own

@@ -56,11 +56,16 @@ pub fn for_page(gateway: &Gateway, site: &Site, subject: &Subject, path: &str) -
     (PagePolicy { visibility: Arc::new(visibility), forms: forms_for_page(site, path) }, tools_on)
 }
 
-/// The site's form rules that apply on the page at `path` (their `path` scope); the shared set
-/// itself when all do, which is every page of a site whose rules have no scope.
+/// The site's form rules that apply on the page at `path` (their `path` scope), set to resolve
+/// forms' actions against that page when a rule is scoped by `action`; the shared set itself
+/// when all apply and none has an `action`, which is every page of a site whose rules have no
+/// scope.
 fn forms_for_page(site: &Site, path: &str) -> Arc<injector::FormRules> {
     let applies = |index: usize| site.form_scopes.get(index).is_none_or(|scope| scope.applies_to(path));
-    if (0..site.forms.len()).all(applies) {
+    if site.forms.scopes_actions() {
+        // Forms' actions resolve against this page.
+        Arc::new(site.forms.only(applies).at_page(path))
+    } else if (0..site.forms.len()).all(applies) {
         Arc::clone(&site.forms)
     } else {
         Arc::new(site.forms.only(applies))

@@ -119,7 +119,7 @@ pub async fn forward(
     let answer_watch = watch.and_then(|watch| watch.answer(site, &mut response, &public, is_page));
     match treatment {
         Treatment::Rewrite { .. } => {
-            let origin = PageOrigin { scheme: origin_scheme, host: browser_host };
+            let origin = PageOrigin { scheme: origin_scheme, host: browser_host, path: &page_path };
             let subject = agent::subject_of(identity);
             let (policy, tools_on) = visibility::for_page(gateway, site, &subject, &page_path);
             let user = PageUser { policy, tools_on };

@@ -119,8 +119,8 @@ async fn meta_policies_are_adjusted() {
 }
 
 /// A page its CSP sandboxes into an opaque origin (Jupyter serves users' HTML files so) cannot
-/// load the runtime: it gets no script and no CSP change, its page tools are off, and it is still
-/// filtered (tool markup hidden in a comment is removed as on any page).
+/// load the runtime: it gets no script and no CSP change, its page tools are off, it is still
+/// filtered (tool markup hidden in a comment is removed as on any page), and the inventory notes it.
 #[tokio::test]
 async fn a_sandboxed_page_is_filtered_without_the_runtime() {
     const SANDBOXED: &str =
@@ -134,7 +134,19 @@ async fn a_sandboxed_page_is_filtered_without_the_runtime() {
     })
     .await;
     let gateway = harness::gateway(&[("app.test", app.address)], "").await;
-    let answer = send(gateway.address, navigate("app.test", "/")).await;
+    let answer = send(gateway.address, navigate("app.test", "/files/report.html")).await;
+    // The inventory says so: the site's sandboxed pages and the latest paths.
+    let mut noted = serde_json::Value::Null;
+    for _ in 0..50 {
+        let inventory = send(gateway.admin_address, harness::get("admin", "/inventory")).await;
+        noted = serde_json::from_slice::<serde_json::Value>(&inventory.body).expect("json")["sandboxed_pages"]["site0"].clone();
+        if !noted.is_null() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(noted["recent"], serde_json::json!(["/files/report.html"]), "{noted}");
+    assert_eq!(noted["count"], 1);
     gateway.stop().await;
     let page = answer.text();
     assert!(injected_nonce(&page).is_none() && !page.contains("<script"), "no runtime: {page}");

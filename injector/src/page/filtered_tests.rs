@@ -87,6 +87,7 @@ fn rule(selector: &str, name: &str, description: &str) -> FormRuleSpec {
         param_schemas: Vec::new(),
         autosubmit: false,
         method: None,
+        action: Vec::new(),
     }
 }
 
@@ -405,4 +406,28 @@ fn a_rule_with_a_method_applies_only_to_forms_with_that_method() {
     let mut bad = rule("form", "n", "d");
     bad.method = Some("PUT".to_owned());
     assert!(FormRules::new(vec![bad], false).is_err(), "only GET or POST");
+}
+
+#[test]
+fn a_rule_with_an_action_applies_only_to_forms_that_submit_there() {
+    let mut add_only = rule("form.employee", "add_employee", "Create an employee");
+    add_only.action = vec!["/staff/*/add/".to_owned()];
+    let scoped = rules(vec![add_only.clone()], false);
+    let input = r#"<form class="employee" method="post" action="../1/change/"></form><form class="employee" method="post"></form>"#;
+    // On the add page the action-less form submits to the add page itself; the other one
+    // resolves to /staff/employee/1/change/.
+    let page = policy(&["add_employee"], &[], scoped.clone().at_page("/staff/employee/add/"));
+    let (out, summary) = filter(input, &page);
+    assert_eq!(
+        out,
+        r#"<form class="employee" method="post" action="../1/change/"></form><form class="employee" method="post" toolname="add_employee" tooldescription="Create an employee" data-toolgate-source="form"></form>"#
+    );
+    assert_eq!(summary.forms_tooled, 1);
+    // On a change page neither form submits to an add URL.
+    let page = policy(&["add_employee"], &[], scoped.at_page("/staff/employee/1/change/"));
+    assert_eq!(filter(input, &page).1.forms_tooled, 0);
+    let mut bad = add_only;
+    bad.action = vec!["staff/*".to_owned()];
+    let error = FormRules::new(vec![bad], false).expect_err("not a path").to_string();
+    assert!(error.contains("action path \"staff/*\" must start with /"), "{error}");
 }

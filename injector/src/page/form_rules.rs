@@ -8,6 +8,7 @@ use lol_html::Selector;
 
 use super::attribute_text::escape_to_ascii;
 use super::form_names::is_valid_name;
+use super::path_glob::PathGlob;
 
 /// One rule as written in the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,9 @@ pub struct FormRuleSpec {
     pub autosubmit: bool,
     /// Only forms submitted with this method (`GET` or `POST`, any case); `None`: any.
     pub method: Option<String>,
+    /// Only forms whose `action` resolves to a path one of these globs matches
+    /// ([`PathGlob`]); empty: any action.
+    pub action: Vec<String>,
 }
 
 /// Why a rule was refused.
@@ -73,6 +77,14 @@ pub enum FormRuleError {
         /// The method as written.
         method: String,
     },
+    /// An `action` glob is not a URL path pattern.
+    #[error("form rule {rule}: action {reason}")]
+    Action {
+        /// Index of the rule in the list.
+        rule: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// The compiled rules of one site, shared by every response of that site.
@@ -80,6 +92,9 @@ pub enum FormRuleError {
 pub struct FormRules {
     pub(super) rules: Vec<FormRule>,
     pub(super) auto: bool,
+    /// The path of the page being rewritten, against which forms' actions resolve (`/` unless
+    /// [`FormRules::at_page`] set it).
+    pub(super) page_path: Option<String>,
 }
 
 /// One compiled rule; attribute values are stored already escaped.
@@ -93,6 +108,8 @@ pub(super) struct FormRule {
     pub(super) autosubmit: bool,
     /// Upper case; `None`: any method.
     pub(super) method: Option<String>,
+    /// Globs on the resolved action path; empty: any.
+    pub(super) action: Vec<PathGlob>,
 }
 
 impl FormRules {
@@ -103,7 +120,19 @@ impl FormRules {
             .enumerate()
             .map(|(index, spec)| compile(index, spec))
             .collect::<Result<_, _>>()?;
-        Ok(Self { rules, auto })
+        Ok(Self { rules, auto, page_path: None })
+    }
+
+    /// The same rules for the page at `path` (forms' actions resolve against it).
+    #[must_use]
+    pub fn at_page(mut self, path: &str) -> Self {
+        self.page_path = Some(path.to_owned());
+        self
+    }
+
+    /// Whether a rule is scoped by its form's action (then the page's path matters).
+    pub fn scopes_actions(&self) -> bool {
+        self.rules.iter().any(|rule| !rule.action.is_empty())
     }
 
     /// Whether any rule exists or auto mode is on (otherwise forms are only filtered).
@@ -121,7 +150,7 @@ impl FormRules {
     pub fn only(&self, keep: impl Fn(usize) -> bool) -> Self {
         let rules =
             self.rules.iter().enumerate().filter(|(index, _)| keep(*index)).map(|(_, rule)| rule.clone());
-        Self { rules: rules.collect(), auto: self.auto }
+        Self { rules: rules.collect(), auto: self.auto, page_path: self.page_path.clone() }
     }
 
     /// How many rules there are.
@@ -165,6 +194,12 @@ fn compile(rule: usize, spec: FormRuleSpec) -> Result<FormRule, FormRuleError> {
         Some(method) if method == "GET" || method == "POST" => Some(method),
         Some(method) => return Err(FormRuleError::Method { rule, method }),
     };
+    let action = spec
+        .action
+        .iter()
+        .map(|pattern| PathGlob::new(pattern))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| FormRuleError::Action { rule, reason })?;
     let mut param_schemas = Vec::with_capacity(spec.param_schemas.len());
     for (control, fragment) in spec.param_schemas {
         if control.is_empty() || !(fragment.starts_with('{') && fragment.ends_with('}')) {
@@ -180,6 +215,7 @@ fn compile(rule: usize, spec: FormRuleSpec) -> Result<FormRule, FormRuleError> {
         param_schemas,
         autosubmit: spec.autosubmit,
         method,
+        action,
     })
 }
 
@@ -196,6 +232,7 @@ mod tests {
             param_schemas: Vec::new(),
             autosubmit: false,
             method: None,
+            action: Vec::new(),
         }
     }
 

@@ -14,6 +14,7 @@ use lol_html::{ElementContentHandlers, send};
 
 use super::attribute_text::{decode_character_references, escape_to_ascii};
 use super::form_names::{FormFacts, is_valid_name};
+use super::path_glob::resolve_action_path;
 use super::policy::ToolKind;
 use super::selectors::{on_element, selector};
 use super::shared::{FilterState, PageState, SharedState, lock};
@@ -42,9 +43,12 @@ pub(super) fn append_handlers(
         Some(filter) => std::sync::Arc::clone(&filter.rules),
         None => return settings,
     };
+    let page_path = rules.page_path.clone().unwrap_or_else(|| "/".to_owned());
     for (index, rule) in rules.rules.iter().enumerate() {
         let state = SharedState::clone(state);
         let method = rule.method.clone();
+        let action = rule.action.clone();
+        let page_path = page_path.clone();
         let handler = move |element: &mut send::Element<'_, '_>| {
             // The form's method as the browser reads it: `get` unless it says `post` or `dialog`.
             let form_method = element.get_attribute("method").map(|m| m.trim().to_ascii_uppercase());
@@ -54,7 +58,14 @@ pub(super) fn append_handlers(
                 _ => "GET",
             };
             let method_fits = method.as_deref().is_none_or(|wanted| wanted == form_method);
-            if element.tag_name() == "form" && method_fits {
+            // Where the form submits, resolved against the page as the browser will.
+            let action_fits = action.is_empty() || {
+                let written =
+                    element.get_attribute("action").map(|raw| decode_character_references(&raw).into_owned());
+                let resolved = resolve_action_path(&page_path, written.as_deref());
+                action.iter().any(|glob| glob.matches(&resolved))
+            };
+            if element.tag_name() == "form" && method_fits && action_fits {
                 with_filter(&state, |_, filter| {
                     filter.forms.rule_match.get_or_insert(index);
                 });
