@@ -1,4 +1,4 @@
-//! The command line: `run`, `check-config`, `demo` (and the hidden `demo-model`, the stand-in
+//! The command line: `run`, `check-config`, `check-site`, `demo` (and the hidden `demo-model`, the stand-in
 //! model alone for the relay benchmark). This is the binary's edge, where errors become messages
 //! and exit codes.
 //!
@@ -6,6 +6,7 @@
 
 pub mod admin_client;
 pub mod audit;
+pub mod check_site;
 pub mod policy;
 pub mod store;
 
@@ -39,6 +40,9 @@ enum Command {
         /// The TOML configuration file.
         file: PathBuf,
     },
+    /// Ask a site's upstream what the gateway would ask it, and report what gets in the way of
+    /// running it behind Toolgate (exit 0: nothing; 1: problems; 2: could not check).
+    CheckSite(check_site::CheckSiteArgs),
     /// Ask the policy engine.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -85,6 +89,7 @@ impl Cli {
     pub fn execute(self) -> ExitCode {
         match self.command {
             Command::CheckConfig { file } => check_config(&file),
+            Command::CheckSite(args) => check_site::execute(&args),
             Command::Run { config } => report(run(&config)),
             Command::Policy(PolicyCommand::Explain(args)) => {
                 report(policy::explain(&args).map(|text| print!("{text}")))

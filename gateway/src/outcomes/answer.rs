@@ -145,7 +145,11 @@ mod tests {
             title: "Add employee".into(),
             forms: forms
                 .iter()
-                .map(|(method, action)| FormSeen { method: (*method).into(), action: action.map(Into::into) })
+                .map(|(method, action)| FormSeen {
+                    method: (*method).into(),
+                    action: action.map(Into::into),
+                    hidden: Vec::new(),
+                })
                 .collect(),
             errors: errors.iter().map(|error| (*error).to_owned()).collect(),
         }

@@ -205,3 +205,40 @@ async fn a_form_option_holding_an_iban_reaches_the_page_restored_and_never_the_m
     assert!(bodies.iter().any(|body| body.contains("[email 1]")), "the description and the result");
     gateway.stop().await;
 }
+
+/// A page's error text is page text: it reaches the model redacted, like a result (a refused
+/// form's message may quote what the user typed).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_error_from_the_page_is_redacted_before_the_model_sees_it() {
+    let app = upstream(|_| reply("text/plain", "upstream")).await;
+    let (stand_in, llm) = model(StandInOptions::default()).await;
+    let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, POLICY).await;
+    let csrf = csrf(gateway.address, "tasks.test").await;
+    let turn = json!({
+        "message": "Please add a task: \"Water the plants\"",
+        "tools": [{"name": "add_task", "description": "Add a task to the board", "source": "voix",
+                   "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}],
+    });
+    let response =
+        harness::open(gateway.address, post("tasks.test", "/.toolgate/agent/turn", &csrf, &turn)).await;
+    let address = gateway.address;
+    let mut turn_id = String::new();
+    events(response, async |event: &Value| match event["event"].as_str() {
+        Some("started") => turn_id = event["turn_id"].as_str().unwrap_or_default().to_owned(),
+        Some("tool_call") => {
+            let answer = json!({"turn_id": turn_id, "call_id": event["call_id"], "ok": false,
+                                "error": "rejected_by_site: erin.ortiz@corp.example is already on the board"});
+            send(address, post("tasks.test", "/.toolgate/agent/result", &csrf, &answer)).await;
+        }
+        _ => {}
+    })
+    .await;
+    let bodies = stand_in.bodies();
+    assert!(bodies.len() >= 2, "the error went back to the model");
+    assert!(bodies.iter().all(|body| !body.contains("erin.ortiz@corp.example")), "{bodies:#?}");
+    assert!(
+        bodies.iter().any(|body| body.contains("rejected_by_site: [email 1] is already on the board")),
+        "{bodies:#?}"
+    );
+    gateway.stop().await;
+}

@@ -11,6 +11,7 @@ mod approver_api;
 mod audit;
 mod backup;
 mod browser;
+mod check_site;
 mod cli;
 mod csp;
 mod dashboard;

@@ -32,6 +32,9 @@ const MAX_FORMS: usize = 32;
 const RAW_TEXT_LIMIT: usize = 2048;
 /// Raw `action` text kept per form.
 const MAX_ACTION: usize = 2048;
+/// Hidden inputs kept per form, and the longest value kept.
+const MAX_HIDDEN: usize = 20;
+const MAX_HIDDEN_VALUE: usize = 512;
 
 /// A form an answer page shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +43,9 @@ pub struct FormSeen {
     pub method: String,
     /// Its `action` attribute with character references decoded; `None` when absent.
     pub action: Option<String>,
+    /// Its hidden inputs (name, value), in order: at most 20, values cut at 512 bytes. They may
+    /// hold tokens: never log them.
+    pub hidden: Vec<(String, String)>,
 }
 
 /// What a probe read from an answer page.
@@ -67,6 +73,8 @@ struct Found {
     titles: u32,
     title: String,
     forms: Vec<FormSeen>,
+    /// Whether the last form noted is still open (its hidden inputs are its own).
+    form_open: bool,
     /// Open markers; text counts only inside one.
     depth: u32,
     /// Raw text of each message so far.
@@ -96,7 +104,8 @@ impl AnswerProbe {
         settings: send::Settings<'static, 'static>,
     ) -> send::Settings<'static, 'static> {
         let share = || Arc::clone(&self.found);
-        let (titles, title_text, forms, text, separate) = (share(), share(), share(), share(), share());
+        let (titles, title_text, forms, text, separate, hidden) =
+            (share(), share(), share(), share(), share(), share());
         let mut settings = settings
             .append_element_content_handler(on_element(selector!("title"), move |_| {
                 lock(&titles).titles += 1;
@@ -122,11 +131,36 @@ impl AnswerProbe {
                     action
                 });
                 let mut found = lock(&forms);
-                if found.forms.len() < MAX_FORMS {
-                    found.forms.push(FormSeen { method: method.to_owned(), action });
+                if found.forms.len() >= MAX_FORMS {
+                    return Ok(());
                 }
-                Ok(())
+                found.forms.push(FormSeen { method: method.to_owned(), action, hidden: Vec::new() });
+                found.form_open = true;
+                drop(found);
+                let closing = Arc::clone(&forms);
+                element.on_end_tag(Box::new(move |_: &mut EndTag<'_>| {
+                    lock(&closing).form_open = false;
+                    Ok(())
+                }))
             }))
+            .append_element_content_handler(on_element(
+                selector!("form input[type=hidden]"),
+                move |element| {
+                    let name = element
+                        .get_attribute("name")
+                        .map(|raw| decode_character_references(&raw).into_owned());
+                    let value = element.get_attribute("value").unwrap_or_default();
+                    let mut found = lock(&hidden);
+                    if let (true, Some(name), Some(form)) = (found.form_open, name, found.forms.last_mut())
+                        && form.hidden.len() < MAX_HIDDEN
+                    {
+                        let mut kept = String::new();
+                        push_bounded(&mut kept, &decode_character_references(&value), MAX_HIDDEN_VALUE);
+                        form.hidden.push((name, kept));
+                    }
+                    Ok(())
+                },
+            ))
             // Items of a list are separate words: every element inside a message starts one.
             .append_element_content_handler(on_element(selector!("*"), move |_| {
                 let mut found = lock(&separate);
@@ -231,18 +265,19 @@ mod tests {
         let html = r#"<!doctype html><html><head><title>Add employee | Django site admin</title></head>
             <body><svg><title>icon</title></svg>
             <form enctype="multipart/form-data" method="post" id="employee_form" novalidate>
+            <input type="hidden" name="csrf" value="a&amp;b"><input type="hidden" value="no name">
             <p class="errornote">Please correct the error below.</p>
             <ul class="errorlist" id="id_email_error"><li>Employee with this Email already exists.</li></ul>
             <input type="email" name="email" aria-invalid="true" aria-describedby="id_email_error">
             <ul class="errorlist"><li>Enter a valid date &amp; time.</li><li>Second.</li></ul>
-            </form><form action="/logout/" method=POST></form></body></html>"#;
+            </form><input type="hidden" name="outside" value="x"><form action="/logout/" method=POST></form></body></html>"#;
         let answer = probe(html, &[]);
         assert_eq!(answer.title, "Add employee | Django site admin");
         assert_eq!(
             answer.forms,
             [
-                FormSeen { method: "post".into(), action: None },
-                FormSeen { method: "post".into(), action: Some("/logout/".into()) }
+                FormSeen { method: "post".into(), action: None, hidden: vec![("csrf".into(), "a&b".into())] },
+                FormSeen { method: "post".into(), action: Some("/logout/".into()), hidden: vec![] }
             ]
         );
         assert_eq!(
