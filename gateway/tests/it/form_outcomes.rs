@@ -3,7 +3,9 @@
 //! with the site's message; a redirect is success with the landing page's URL and title (the
 //! browser's landing request is marked by the gateway); 4xx is a refusal; a replayed or stale
 //! mark is not watched; the mark never reaches the site; the audit records each answer without
-//! page text. The browser half (runtime, panel, a real Django admin) is in `django_admin`.
+//! page text. In Chromium, a page that submits its tool form with `fetch` gets the site's answer
+//! from `__toolgate__.call`; the navigating half (panel, continuation, a real Django admin) is in
+//! `django_admin`.
 
 use crate::harness::{self, Seen, reply, send, upstream};
 use bytes::Bytes;
@@ -206,5 +208,66 @@ async fn outcomes_need_the_csrf_token_and_a_valid_call_id() {
         .body(Full::new(Bytes::new()))
         .expect("request");
     assert_eq!(send(gateway.address, bad).await.status, 404);
+    gateway.stop().await;
+}
+
+/// A page that submits its tool form itself (`preventDefault`, `fetch`, `respondWith`), in
+/// Chromium through the gateway: the site's refusal comes back from `__toolgate__.call` as
+/// `rejected_by_site` with the site's message, whatever the page's own value said; an accepted
+/// submission keeps the page's value.
+#[tokio::test]
+async fn a_page_that_submits_with_fetch_gets_the_sites_answer() {
+    const PAGE: &str = r#"<!doctype html><html><head><title>Contacts</title></head><body>
+<form toolname="add_contact" tooldescription="Add a contact" toolautosubmit action="/contacts" method="post">
+  <input name="email" type="email" required><button>Add</button>
+</form>
+<script>
+document.querySelector('form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const sent = fetch('/contacts', { method: 'POST', body: new FormData(event.target) })
+    .then((response) => ({ saved: response.ok, status: response.status }));
+  if (event.agentInvoked) { event.respondWith(sent); }
+});
+</script></body></html>"#;
+    const REFUSED: &str = r#"<form action="/contacts" method="post"><ul class="errorlist"><li>Contact with this email exists.</li></ul>
+<input name="email"></form>"#;
+    let app = upstream(|seen: &Seen| match seen.method.as_str() {
+        "POST" if String::from_utf8_lossy(&seen.body).contains("taken@x.example") => {
+            reply("text/html", REFUSED)
+        }
+        "POST" => {
+            let mut response = reply("application/json", r#"{"id": 7}"#);
+            *response.status_mut() = http::StatusCode::CREATED;
+            response
+        }
+        _ => reply("text/html; charset=utf-8", PAGE),
+    })
+    .await;
+    let policy = "[defaults]\nunknown_tools = \"allow\"\nunknown_contexts = \"allow\"\n";
+    let (gateway, _policy) =
+        harness::gateway_with_policy(&[("contacts.localhost", app.address)], "", policy).await;
+    let browser = crate::cdp::Browser::launch(&[]).await;
+    let page = browser.page().await;
+    page.goto(&format!("http://contacts.localhost:{}/", gateway.address.port())).await;
+    crate::runtime::until(
+        &page,
+        "window.__toolgate__.ready.then(() => window.__toolgate__.catalog().tools.length === 1)",
+    )
+    .await;
+    let refused = page.eval("window.__toolgate__.call('add_contact', {email: 'taken@x.example'})").await;
+    assert_eq!(refused["ok"], json!(false), "{refused}");
+    assert_eq!(refused["error"]["code"], "rejected_by_site", "{refused}");
+    assert_eq!(
+        refused["error"]["details"],
+        json!([{"path": "", "message": "Contact with this email exists."}])
+    );
+    let accepted = page.eval("window.__toolgate__.call('add_contact', {email: 'new@x.example'})").await;
+    assert_eq!(
+        accepted,
+        json!({"ok": true, "result": {"saved": true, "status": 201}}),
+        "the page's own value"
+    );
+    let cookies = app.requests().iter().filter_map(|seen| seen.headers.get("cookie").cloned()).count();
+    assert_eq!(cookies, 0, "the mark never reached the site");
     gateway.stop().await;
 }
