@@ -27,6 +27,10 @@ pub struct Metrics {
     pub rewrite_failures: IntCounterVec,
     /// Client connections currently open.
     pub active_connections: IntGauge,
+    /// `toolgate_connections_refused_total{reason}`: connections closed at accept because of
+    /// `limits.max_connections` (`total`) or `limits.max_connections_per_ip` (`per_ip`), and
+    /// connections closed for sending nothing within `timeouts.header_read` (`silent`).
+    pub connections_refused: IntCounterVec,
     /// Policy reload attempts, by outcome (`applied`, `rejected`).
     pub policy_reloads: IntCounterVec,
     /// Rules in the policy in force.
@@ -96,6 +100,13 @@ impl Metrics {
         );
         let active_connections =
             IntGauge::new("toolgate_active_connections", "Client connections currently open.");
+        let connections_refused = IntCounterVec::new(
+            Opts::new(
+                "toolgate_connections_refused_total",
+                "Client connections refused or closed early, by reason.",
+            ),
+            &["reason"],
+        );
         let policy_reloads = IntCounterVec::new(
             Opts::new("toolgate_policy_reloads_total", "Policy reload attempts by outcome."),
             &["outcome"],
@@ -171,6 +182,10 @@ impl Metrics {
             let rewritten_bytes = rewritten_bytes?;
             let rewrite_failures = rewrite_failures?;
             let active_connections = active_connections?;
+            let connections_refused = connections_refused?;
+            for reason in ["total", "per_ip", "silent"] {
+                connections_refused.with_label_values(&[reason]);
+            }
             let policy_reloads = policy_reloads?;
             let policy_rules = policy_rules?;
             let config_reloads = config_reloads?;
@@ -194,6 +209,7 @@ impl Metrics {
             registry.register(Box::new(rewritten_bytes.clone()))?;
             registry.register(Box::new(rewrite_failures.clone()))?;
             registry.register(Box::new(active_connections.clone()))?;
+            registry.register(Box::new(connections_refused.clone()))?;
             registry.register(Box::new(policy_reloads.clone()))?;
             registry.register(Box::new(policy_rules.clone()))?;
             registry.register(Box::new(config_reloads.clone()))?;
@@ -219,6 +235,7 @@ impl Metrics {
                 rewritten_bytes,
                 rewrite_failures,
                 active_connections,
+                connections_refused,
                 policy_reloads,
                 policy_rules,
                 config_reloads,

@@ -1,13 +1,17 @@
 //! The user-facing listener: accepts TCP (and TLS) connections, serves HTTP/1.1 and HTTP/2 on
 //! them with hyper, and drains in-flight requests on shutdown.
 //!
-//! Slow clients are cut by the header-read timeout (HTTP/1) and the TLS handshake timeout;
-//! oversized request heads get 431 from hyper's read-buffer limit. Each request reads the
+//! Slow clients are cut by the header-read timeout (HTTP/1, and from accept for a connection's
+//! first byte) and the TLS handshake timeout; oversized request heads get 431 from hyper's
+//! read-buffer limit. Connections past `limits.max_connections` (in all) or
+//! `limits.max_connections_per_ip` are closed at accept and counted. Each request reads the
 //! gateway in force (`app/reload/`) once; connection settings follow it for new connections.
 
 use crate::app::reload::LiveGateway;
 use crate::http::client::ClientInfo;
 use crate::net::accept::next_connection;
+use crate::net::connections::ConnectionGate;
+use crate::net::first_byte::FirstByteDeadline;
 use crate::routes;
 use crate::state::Gateway;
 use hyper::service::service_fn;
@@ -30,14 +34,26 @@ pub async fn serve(
     // hyper's settings for the gateway they were built from, rebuilt when a reload swaps it.
     let mut settings: Option<(Arc<Gateway>, Arc<auto::Builder<TokioExecutor>>)> = None;
     let graceful = GracefulShutdown::new();
+    let gate = Arc::new(ConnectionGate::default());
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
             accepted = next_connection(&listener, "user") => accepted,
             () = &mut shutdown => break,
         };
-        let _ = stream.set_nodelay(true);
         let gateway = live.current();
+        let limits = gateway.config.limits;
+        let slot = match gate.admit(peer.ip(), limits.max_connections, limits.max_connections_per_ip) {
+            Ok(slot) => slot,
+            Err(refused) => {
+                // Closed before a byte: the open connections keep their service.
+                gateway.metrics.connections_refused.with_label_values(&[refused.label()]).inc();
+                tracing::debug!(reason = refused.label(), "connection refused at the limit");
+                drop(stream);
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
         let builder = match &settings {
             Some((built_for, builder)) if Arc::ptr_eq(built_for, &gateway) => builder.clone(),
             _ => {
@@ -48,6 +64,9 @@ pub async fn serve(
         };
         let connection_guard = ConnectionGuard::new(gateway.metrics.active_connections.clone());
         let handshake_timeout = gateway.config.timeouts.header_read;
+        let silent = gateway.metrics.connections_refused.with_label_values(&["silent"]);
+        // The header-read budget starts at accept: a connection that never sends a byte is closed.
+        let stream = FirstByteDeadline::new(stream, handshake_timeout, Some(silent.clone()));
         let client = ClientInfo { peer: peer.ip(), tls: tls.is_some() };
         let service_live = live.clone();
         let service = service_fn(move |request| {
@@ -58,6 +77,7 @@ pub async fn serve(
         let tls = tls.clone();
         tokio::spawn(async move {
             let _guard = connection_guard;
+            let _slot = slot;
             let Some(acceptor) = tls else {
                 let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
                 let _ = watcher.watch(connection.into_owned()).await;
@@ -76,6 +96,8 @@ pub async fn serve(
                     return;
                 }
             };
+            // After the handshake the first request must come within the same budget.
+            let stream = FirstByteDeadline::new(stream, handshake_timeout, Some(silent));
             let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
             let _ = watcher.watch(connection.into_owned()).await;
         });

@@ -108,7 +108,30 @@ pub struct ServerConfig {
     pub trusted_proxies: Vec<IpNet>,
     /// How logs are written.
     pub log_format: LogFormat,
+    /// Identity headers other proxies set, which clients may never send to a site (lower case).
+    pub identity_headers: Vec<String>,
 }
+
+/// The identity headers oauth2-proxy, Apache `mod_auth_*`, Authelia and similar set, which apps
+/// migrated from them trust: dropped from every request unless `server.identity_headers` says
+/// otherwise. (The gateway's own `X-Forwarded-User`/`-Email`/`-Groups` and `X-Toolgate-*` are
+/// always dropped.)
+pub const DEFAULT_IDENTITY_HEADERS: [&str; 14] = [
+    "remote-user",
+    "remote-email",
+    "remote-groups",
+    "remote-name",
+    "x-remote-user",
+    "x-remote-email",
+    "x-remote-groups",
+    "x-auth-request-user",
+    "x-auth-request-email",
+    "x-auth-request-groups",
+    "x-auth-request-preferred-username",
+    "x-auth-request-access-token",
+    "x-forwarded-preferred-username",
+    "x-webauth-user",
+];
 
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +166,11 @@ pub struct Limits {
     pub max_headers: usize,
     /// Memory one HTML rewriter may use before it fails closed.
     pub rewrite_memory: usize,
+    /// Open user connections at most; further ones are closed at once (and counted).
+    pub max_connections: usize,
+    /// Open user connections from one client address at most (a trusted proxy counts as one
+    /// address: raise it, or the total, for a load balancer in front).
+    pub max_connections_per_ip: usize,
 }
 
 impl Config {
@@ -255,6 +283,16 @@ impl Checker<'_> {
                 self.check(value, &format!("server.trusted_proxies[{index}]"), values::ip_net)
             })
             .collect();
+        let identity_headers = match &raw.server.identity_headers {
+            None => DEFAULT_IDENTITY_HEADERS.iter().map(|name| (*name).to_owned()).collect(),
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .filter_map(|(index, name)| {
+                    self.check(name, &format!("server.identity_headers[{index}]"), values::header_name)
+                })
+                .collect(),
+        };
         let log_format = match &raw.server.log_format {
             None => Some(LogFormat::Pretty),
             Some(value) => self.check(value, "server.log_format", values::log_format),
@@ -338,6 +376,7 @@ impl Checker<'_> {
                 tls: tls?,
                 trusted_proxies,
                 log_format: log_format?,
+                identity_headers,
             },
             store: store?,
             policy_file: policy_source.as_ref()?.0.clone(),
@@ -386,6 +425,8 @@ impl Checker<'_> {
             max_header_bytes: size(&raw.max_header_bytes, "max_header_bytes", 16 * 1024, 8192)?,
             max_headers: size(&raw.max_headers, "max_headers", 100, 16)?,
             rewrite_memory: size(&raw.rewrite_memory, "rewrite_memory", 4 * 1024 * 1024, 64 * 1024)?,
+            max_connections: size(&raw.max_connections, "max_connections", 10_000, 1)?,
+            max_connections_per_ip: size(&raw.max_connections_per_ip, "max_connections_per_ip", 512, 1)?,
         })
     }
 

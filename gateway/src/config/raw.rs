@@ -98,6 +98,10 @@ pub struct RawServer {
     /// Development only: serve without single sign-on (every user is anonymous).
     #[serde(default)]
     pub insecure_no_sso: bool,
+    /// Request headers that carry an identity some apps trust, dropped from every request
+    /// (besides the gateway's own); none: the built-in list.
+    #[serde(default)]
+    pub identity_headers: Option<Vec<Spanned<String>>>,
 }
 
 /// `[server.tls]`: certificate chain and private key (PEM files), minimum version, HSTS.
@@ -208,6 +212,8 @@ pub struct RawLimits {
     pub max_header_bytes: Option<Spanned<i64>>,
     pub max_headers: Option<Spanned<i64>>,
     pub rewrite_memory: Option<Spanned<i64>>,
+    pub max_connections: Option<Spanned<i64>>,
+    pub max_connections_per_ip: Option<Spanned<i64>>,
 }
 
 /// `[sites.<id>]`: one internal web site behind the gateway.

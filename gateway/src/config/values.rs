@@ -31,6 +31,15 @@ pub(super) fn ip_net(text: &str) -> Result<IpNet, String> {
         .map_err(|_| format!("`{text}` is not an IP address or CIDR range"))
 }
 
+/// An HTTP header name, lower-cased (`_` kept: the proxy reads it as `-` too).
+pub(super) fn header_name(text: &str) -> Result<String, String> {
+    let name = text.trim().to_ascii_lowercase();
+    match http::HeaderName::from_bytes(name.as_bytes()) {
+        Ok(_) if !name.is_empty() => Ok(name.replace('_', "-")),
+        _ => Err(format!("`{text}` is not a header name")),
+    }
+}
+
 pub(super) fn log_format(text: &str) -> Result<LogFormat, String> {
     match text {
         "json" => Ok(LogFormat::Json),

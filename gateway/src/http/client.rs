@@ -25,11 +25,17 @@ pub fn request_host<B>(request: &Request<B>) -> Option<String> {
 
 /// The authority as the browser wrote it (port included), for URLs the page will use.
 pub fn request_authority<B>(request: &Request<B>) -> Option<String> {
-    if let Some(authority) = request.uri().authority() {
-        return Some(authority.as_str().to_owned());
+    // RFC 9112 §3.2: one Host, no userinfo; anything else is a 400.
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let host = hosts.next();
+    if hosts.next().is_some() {
+        return None;
     }
-    let value = request.headers().get(header::HOST)?.to_str().ok()?;
-    (!value.is_empty()).then(|| value.to_owned())
+    if let Some(authority) = request.uri().authority() {
+        return (!authority.as_str().contains('@')).then(|| authority.as_str().to_owned());
+    }
+    let value = host?.to_str().ok()?;
+    (!value.is_empty() && !value.contains('@')).then(|| value.to_owned())
 }
 
 /// The scheme the browser used, as far as the gateway can tell.

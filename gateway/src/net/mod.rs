@@ -1,10 +1,14 @@
 //! The network below HTTP handling: taking connections off a listening socket (`accept`), the
-//! listener's and the upstreams' TLS (`tls`), and the pooled client that talks to upstream sites
-//! (`upstream`). The listener itself is `app/listener.rs`: it
+//! limits on open connections (`connections`), the deadline for a connection's first byte
+//! (`first_byte`), the listener's and the upstreams' TLS (`tls`), and the pooled client that
+//! talks to upstream sites (`upstream`). The listener itself is `app/listener.rs`: it
 //! serves the router, which sits above everything here.
 //!
-//! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `support`.
+//! Layer 2 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `metrics`,
+//! `support`.
 
 pub mod accept;
+pub mod connections;
+pub mod first_byte;
 pub mod tls;
 pub mod upstream;

@@ -3,20 +3,24 @@
 //! One client per distinct TLS setting: sites without `[sites.<id>.tls]` share the default one
 //! (rustls with the system's roots), sites with equal settings share theirs (`tls::upstream`).
 //! HTTP/1.1 over plain TCP or TLS, connections pooled per upstream. The connect timeout lives
-//! in the connector; the time-to-headers timeout wraps each request here. Bodies are bounded
-//! only by idle time.
+//! in the connector; the time-to-headers timeout runs here, from the moment the request body has
+//! been sent whole. Bodies are bounded only by idle time.
 
 use crate::config::{Config, SiteId, Timeouts};
 use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::errors::ProxyError;
 use http::{Request, Response};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use tokio::sync::Notify;
 
 /// The clients for every site of one configuration (rebuilt, files re-read, when it reloads).
 #[derive(Clone)]
@@ -87,20 +91,105 @@ impl UpstreamClient {
         Self { client, timeouts }
     }
 
-    /// Sends a request and waits for the response headers, bounded by the time-to-headers
-    /// timeout. The response body is wrapped in the idle timeout.
+    /// Sends a request and waits for the response headers. The time-to-headers timeout starts
+    /// once the request body has been sent whole: a flowing upload is bounded only by the idle
+    /// timeout. A request whose own body broke (bad chunked framing, a stalled or vanished
+    /// client) is the client's error (400), not the upstream's. The response body is wrapped in
+    /// the idle timeout.
     pub async fn send(&self, request: Request<ProxyBody>) -> Result<Response<ProxyBody>, ProxyError> {
-        let response = tokio::time::timeout(self.timeouts.upstream_headers, self.client.request(request))
-            .await
-            .map_err(|_elapsed| ProxyError::UpstreamHeadersTimeout)?
-            .map_err(|error| classify(&error))?;
+        let sending = Arc::new(Sending::new(http_body::Body::is_end_stream(request.body())));
+        let request =
+            request.map(|body| SentBody { inner: body, sending: Arc::clone(&sending) }.boxed_unsync());
+        let exchange = self.client.request(request);
+        tokio::pin!(exchange);
+        let headers_due = async {
+            sending.sent().await;
+            tokio::time::sleep(self.timeouts.upstream_headers).await;
+        };
+        let response = tokio::select! {
+            result = &mut exchange => result.map_err(|error| {
+                if sending.failed() { ProxyError::BadRequest } else { classify(&error) }
+            })?,
+            () = headers_due => return Err(ProxyError::UpstreamHeadersTimeout),
+        };
         Ok(response.map(|body| idle_body(body, self.timeouts.body_idle)))
+    }
+}
+
+/// How far a request body got: sent whole, or broken on the client's side.
+struct Sending {
+    done: AtomicBool,
+    failed: AtomicBool,
+    changed: Notify,
+}
+
+impl Sending {
+    fn new(empty: bool) -> Self {
+        Self { done: AtomicBool::new(empty), failed: AtomicBool::new(false), changed: Notify::new() }
+    }
+
+    /// Resolves once the body has been sent whole (never for a body that broke).
+    async fn sent(&self) {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if self.done.load(Ordering::Acquire) && !self.failed() {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    fn failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
+    }
+
+    fn finish(&self, failed: bool) {
+        self.failed.fetch_or(failed, Ordering::AcqRel);
+        self.done.store(true, Ordering::Release);
+        self.changed.notify_waiters();
+    }
+}
+
+/// A request body on its way to the upstream, telling `Sending` how far it got.
+struct SentBody {
+    inner: ProxyBody,
+    sending: Arc<Sending>,
+}
+
+impl http_body::Body for SentBody {
+    type Data = bytes::Bytes;
+    type Error = crate::http::body::BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        match &polled {
+            std::task::Poll::Ready(None) => self.sending.finish(false),
+            std::task::Poll::Ready(Some(Err(_))) => self.sending.finish(true),
+            _ => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.sending.finish(false);
+        }
+        end
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
     }
 }
 
 /// Wraps an incoming body in the idle timeout and boxes it.
 pub fn idle_body(body: Incoming, idle: Duration) -> ProxyBody {
-    use http_body_util::BodyExt;
     IdleTimeout::new(body, idle).boxed_unsync()
 }
 

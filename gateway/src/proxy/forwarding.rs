@@ -80,19 +80,46 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
 const IDENTITY_HEADERS: [&str; 4] =
     ["x-forwarded-user", "x-forwarded-email", "x-forwarded-groups", "x-toolgate-assertion"];
 
-/// Removes every client-sent identity header: any case, `_` for `-`, repeated, and anything
-/// in the gateway's own `x-toolgate-` namespace. Frameworks that map `_` to `-` (CGI, WSGI)
-/// must not see a spoofed `X_Forwarded_User` either.
-pub fn strip_identity_headers(headers: &mut HeaderMap) {
+/// Headers that frame or route a message: spelled with `_`, they are not framing to the gateway
+/// but become framing to an upstream that maps `_` to `-` (WSGI, CGI), which then reads a
+/// second, hidden request.
+const FRAMING: [&str; 3] = ["content-length", "transfer-encoding", "host"];
+
+/// Removes every client-sent identity header: the gateway's own and the `others` configured
+/// (`server.identity_headers`, lower case): any case, `_` for `-`, repeated, and anything in
+/// the gateway's own `x-toolgate-` namespace. Frameworks that map `_` to `-` (CGI, WSGI) must
+/// not see a spoofed `X_Forwarded_User` either.
+pub fn strip_identity_headers(headers: &mut HeaderMap, others: &[String]) {
     let spoofed: Vec<HeaderName> = headers
         .keys()
         .filter(|name| {
             let normalized = name.as_str().replace('_', "-");
-            IDENTITY_HEADERS.contains(&normalized.as_str()) || normalized.starts_with("x-toolgate-")
+            IDENTITY_HEADERS.contains(&normalized.as_str())
+                || normalized.starts_with("x-toolgate-")
+                || others.contains(&normalized)
         })
         .cloned()
         .collect();
     for name in spoofed {
+        headers.remove(name);
+    }
+}
+
+/// Removes headers spelled with `_` that read as a hop-by-hop, framing or `Host` header once
+/// `_` is taken for `-` (`Transfer_Encoding`, `Content_Length`, `Host_`… never reach a site).
+pub fn strip_underscore_lookalikes(headers: &mut HeaderMap) {
+    let lookalikes: Vec<HeaderName> = headers
+        .keys()
+        .filter(|name| name.as_str().contains('_'))
+        .filter(|name| {
+            let normalized = name.as_str().replace('_', "-");
+            FRAMING.contains(&normalized.as_str())
+                || HOP_BY_HOP.iter().any(|hop| hop.as_str() == normalized)
+                || normalized == "upgrade"
+        })
+        .cloned()
+        .collect();
+    for name in lookalikes {
         headers.remove(name);
     }
 }
@@ -240,8 +267,65 @@ mod tests {
         }
         headers.append("x-forwarded-user", HeaderValue::from_static("root"));
         headers.insert("x-kept", HeaderValue::from_static("1"));
-        strip_identity_headers(&mut headers);
+        strip_identity_headers(&mut headers, &[]);
         assert_eq!(headers.len(), 1, "{headers:?}");
+    }
+
+    #[test]
+    fn other_proxies_identity_headers_are_dropped_as_configured() {
+        let defaults: Vec<String> =
+            crate::config::DEFAULT_IDENTITY_HEADERS.iter().map(|name| (*name).to_owned()).collect();
+        let mut headers = HeaderMap::new();
+        for name in [
+            "Remote-User",
+            "X-Remote-User",
+            "x_auth_request_user",
+            "X-Auth-Request-Email",
+            "X-Auth-Request-Groups",
+            "X-Forwarded-Preferred-Username",
+            "X-Webauth-User",
+        ] {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).expect("name"),
+                HeaderValue::from_static("root"),
+            );
+        }
+        headers.insert("x-kept", HeaderValue::from_static("1"));
+        let mut kept_by_config = headers.clone();
+        strip_identity_headers(&mut headers, &defaults);
+        assert_eq!(headers.len(), 1, "{headers:?}");
+        // A site that wants `Remote-User` from its own front end lists only what it drops.
+        strip_identity_headers(&mut kept_by_config, &["x-webauth-user".to_owned()]);
+        assert!(kept_by_config.contains_key("remote-user") && !kept_by_config.contains_key("x-webauth-user"));
+    }
+
+    #[test]
+    fn underscore_spellings_of_framing_headers_never_pass() {
+        let mut headers = HeaderMap::new();
+        for name in [
+            "Transfer_Encoding",
+            "content_length",
+            "HOST_",
+            "Host_",
+            "connection_",
+            "te_",
+            "keep_alive",
+            "upgrade_",
+        ] {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).expect("name"),
+                HeaderValue::from_static("chunked"),
+            );
+        }
+        headers.append(HeaderName::from_static("x_request_id"), HeaderValue::from_static("kept"));
+        headers.append(HeaderName::from_static("keep_alive"), HeaderValue::from_static("x"));
+        strip_underscore_lookalikes(&mut headers);
+        let left: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
+        assert_eq!(
+            left,
+            ["host_", "connection_", "te_", "upgrade_", "x_request_id"],
+            "only exact lookalikes go"
+        );
     }
 
     #[test]

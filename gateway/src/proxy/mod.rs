@@ -164,7 +164,10 @@ async fn send_upstream(
     request: Request<ProxyBody>,
 ) -> Result<Response<ProxyBody>, ProxyError> {
     gateway.upstreams.send(&site.id, request).await.inspect_err(|error| {
-        gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
+        // A request whose own body broke is the client's error, not the site's.
+        if error.is_upstream() {
+            gateway.metrics.upstream_errors.with_label_values(&[site.id.as_str(), error.reason()]).inc();
+        }
     })
 }
 
@@ -220,7 +223,8 @@ fn upstream_request(
     }
     forwarding::set_forwarded(headers, client, trusted, browser_host);
     // Sites learn who the user is from the gateway only, and never see the gateway's cookies.
-    forwarding::strip_identity_headers(headers);
+    forwarding::strip_identity_headers(headers, &gateway.config.server.identity_headers);
+    forwarding::strip_underscore_lookalikes(headers);
     cookies::strip_gateway_cookies(headers);
     if let Some(identity) = identity {
         forwarding::set_identity_headers(headers, identity, assertion);

@@ -1,5 +1,6 @@
 //! The gateway's reserved paths under `/.toolgate/` on every site host. Requests there are
-//! answered by the gateway and never reach the upstream.
+//! answered by the gateway and never reach the upstream, and neither does any other spelling of
+//! them (`is_disguised_reserved`: refused with 400).
 //!
 //! For now: the discovery runtime script, content-hashed and cached immutably. The agent API,
 //! login callback, logout and approvals arrive with their issues.
@@ -14,6 +15,60 @@ pub const PREFIX: &str = "/.toolgate/";
 /// Whether `path` is reserved for the gateway.
 pub fn is_reserved(path: &str) -> bool {
     path.starts_with(PREFIX) || path == "/.toolgate"
+}
+
+/// Whether `path` is another spelling of a reserved path (`//.toolgate/`, `/%2Etoolgate/`,
+/// `/.TOOLGATE/`, `/x/../.toolgate/`, `/.toolgate;x/`, `\.toolgate\`…): refused with 400, never
+/// forwarded, since an upstream that normalises paths would read it as the gateway's. The
+/// reading is deliberately wide: every percent-escape decoded (three rounds, for double
+/// encoding), `\` as `/`, `;` parameters dropped, slashes merged, dot segments resolved, case
+/// folded.
+pub fn is_disguised_reserved(path: &str) -> bool {
+    if is_reserved(path) {
+        return false;
+    }
+    let mut decoded = path.to_owned();
+    for _ in 0..3 {
+        let next = percent_decode(&decoded);
+        if next == decoded {
+            break;
+        }
+        decoded = next;
+    }
+    let lowered = decoded.replace('\\', "/").to_lowercase();
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in lowered.split('/') {
+        let segment = segment.split(';').next().unwrap_or_default();
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            other => segments.push(other),
+        }
+    }
+    segments.first().is_some_and(|first| *first == ".toolgate")
+}
+
+/// Decodes every `%XX` escape; an invalid one stays as written.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = |at: usize| bytes.get(at).and_then(|byte| (*byte as char).to_digit(16));
+        match (bytes[index], hex(index + 1), hex(index + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                index += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Answers a request for a reserved path.
@@ -39,4 +94,42 @@ pub fn respond<B>(request: &Request<B>) -> Result<Response<ProxyBody>, ProxyErro
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_of_the_reserved_namespace_is_caught() {
+        for path in [
+            "//.toolgate/agent/session",
+            "/%2Etoolgate/runtime.js",
+            "/%2etoolgate/",
+            "/%252Etoolgate/x",
+            "/.TOOLGATE/agent/turn",
+            "/.ToolGate",
+            "/x/../.toolgate/agent/session",
+            "/./.toolgate/x",
+            "/.toolgate;jsessionid=1/x",
+            "/%5C.toolgate%5Cx",
+            "/\\.toolgate/x",
+            "/a/b/../../.toolgate",
+            "/%2F.toolgate/x",
+            "///.toolgate",
+        ] {
+            assert!(is_disguised_reserved(path), "{path}");
+        }
+        for path in [
+            "/.toolgate/agent/session",
+            "/.toolgate",
+            "/",
+            "/toolgate/x",
+            "/x/.toolgate/y",
+            "/.toolgatex/",
+            "/%2E%2E/x",
+        ] {
+            assert!(!is_disguised_reserved(path), "{path}");
+        }
+    }
 }

@@ -32,6 +32,10 @@ pub(super) async fn handle(
     let origin_scheme = browser_scheme(request.headers(), client, trusted);
     let secure = origin_scheme == "https";
 
+    // Another spelling of the gateway's namespace must not reach a site that normalises paths.
+    if reserved::is_disguised_reserved(request.uri().path()) {
+        return Err(ProxyError::BadRequest);
+    }
     if reserved::is_reserved(request.uri().path()) {
         if let Some(sso) = &gateway.sso {
             request = match sso::login::site_host(sso, request, secure).await {

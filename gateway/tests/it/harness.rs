@@ -256,3 +256,28 @@ pub fn test_python(module: &str) -> std::path::PathBuf {
     );
     python
 }
+
+/// Writes `head` and then each chunk of `body` after `pause`, on one raw connection, and returns
+/// the answer's status line (for requests a well-behaved client library cannot send).
+pub async fn raw_status(
+    address: SocketAddr,
+    head: &str,
+    body: &[&[u8]],
+    pause: std::time::Duration,
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(address).await.expect("connect");
+    stream.write_all(head.as_bytes()).await.expect("head");
+    for chunk in body {
+        tokio::time::sleep(pause).await;
+        if stream.write_all(chunk).await.is_err() {
+            break;
+        }
+    }
+    let mut answer = vec![0; 1024];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(10), stream.read(&mut answer))
+        .await
+        .expect("an answer");
+    let read = read.expect("read");
+    String::from_utf8_lossy(&answer[..read]).lines().next().unwrap_or_default().to_owned()
+}

@@ -122,3 +122,93 @@ async fn upstream_addresses_in_redirects_and_cookies_become_the_site_host() {
     assert_eq!(answer.text(), "<html><body>Moved</body></html>", "nothing injected into a redirect");
     gateway.stop().await;
 }
+
+/// An upstream that maps `_` to `-` (WSGI, CGI) would read `Transfer_Encoding` as framing and
+/// `Remote_User` as an identity: none of them reaches it, nor an identity header another proxy
+/// sets (oauth2-proxy, Apache); the configuration can narrow that list.
+#[tokio::test]
+async fn underscore_framing_and_foreign_identity_headers_never_reach_a_site() {
+    let app = upstream(|_| reply("text/plain", "ok")).await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let request = Request::post("/upload")
+        .header("host", "app.test")
+        .header("transfer_encoding", "chunked")
+        .header("content_length", "0")
+        .header("remote-user", "root")
+        .header("x_auth_request_user", "root")
+        .header("x-auth-request-email", "root@corp.example")
+        .header("x-auth-request-groups", "admins")
+        .header("x-forwarded-preferred-username", "root")
+        .header("x-webauth-user", "root")
+        .header("x-remote-user", "root")
+        .header("x-client-kept", "yes")
+        .body(Full::new(Bytes::from_static(
+            b"0\r\n\r\nGET /admin HTTP/1.1\r\nX-Forwarded-User: root\r\n\r\n",
+        )))
+        .expect("request");
+    let answer = send(gateway.address, request).await;
+    assert_eq!(answer.status, 200);
+    let seen = &app.requests()[0];
+    let names: Vec<&str> = seen.headers.keys().map(http::HeaderName::as_str).collect();
+    let leaked: Vec<&&str> = names
+        .iter()
+        .filter(|name| name.contains('_') || name.contains("user") || name.contains("auth-request"))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?} reached the site: {names:?}");
+    assert_eq!(seen.headers.get("x-client-kept").and_then(|v| v.to_str().ok()), Some("yes"));
+    assert!(seen.body.starts_with(b"0\r\n\r\nGET /admin"), "the body is one opaque body");
+    gateway.stop().await;
+
+    // A site that relies on its own front end's `Remote-User` keeps it by listing what to drop.
+    let gateway =
+        harness::gateway(&[("app.test", app.address)], "identity_headers = [\"X-Webauth-User\"]").await;
+    let request = Request::get("/")
+        .header("host", "app.test")
+        .header("remote-user", "alice")
+        .header("x-webauth-user", "root")
+        .body(Full::new(Bytes::new()))
+        .expect("request");
+    send(gateway.address, request).await;
+    let seen = &app.requests()[1].headers;
+    assert_eq!(seen.get("remote-user").and_then(|v| v.to_str().ok()), Some("alice"));
+    assert!(seen.get("x-webauth-user").is_none());
+    gateway.stop().await;
+}
+
+/// Any other spelling of `/.toolgate/` is refused and never reaches a site.
+#[tokio::test]
+async fn disguised_reserved_paths_are_refused() {
+    let app = upstream(|_| reply("text/plain", "site")).await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    for path in [
+        "//.toolgate/agent/session",
+        "/%2Etoolgate/agent/session",
+        "/.TOOLGATE/agent/session",
+        "/x/../.toolgate/agent/session",
+        "/.toolgate;a=b/agent/session",
+        "/%252etoolgate/x",
+    ] {
+        let answer = send(gateway.address, harness::get("app.test", path)).await;
+        assert_eq!(answer.status, 400, "{path}: {}", answer.text());
+    }
+    assert!(app.requests().is_empty(), "nothing reached the site: {:?}", app.requests());
+    gateway.stop().await;
+}
+
+/// RFC 9112 §3.2: a request with two `Host` fields, or userinfo in its `Host`, is a 400 and
+/// reaches no site.
+#[tokio::test]
+async fn two_hosts_or_a_host_with_userinfo_are_refused() {
+    let app = upstream(|_| reply("text/plain", "site")).await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    for head in [
+        "GET / HTTP/1.1\r\nHost: app.test\r\nHost: other.test\r\nConnection: close\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: user@app.test\r\nConnection: close\r\n\r\n",
+        "GET http://user:pw@app.test/ HTTP/1.1\r\nHost: app.test\r\nConnection: close\r\n\r\n",
+    ] {
+        let status = harness::raw_status(gateway.address, head, &[], std::time::Duration::ZERO).await;
+        assert!(status.starts_with("HTTP/1.1 400"), "{head:?}: {status}");
+    }
+    assert!(app.requests().is_empty());
+    gateway.stop().await;
+}

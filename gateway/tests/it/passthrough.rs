@@ -178,3 +178,64 @@ fn sri_sha384(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     format!("sha384-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes)))
 }
+
+async fn upstream_errors(admin: std::net::SocketAddr) -> u64 {
+    let metrics = send(admin, get("admin", "/metrics")).await.text();
+    metrics
+        .lines()
+        .filter(|line| line.starts_with("toolgate_upstream_errors_total{"))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// The time to the upstream's headers starts when the upload has been sent whole: an upload
+/// that keeps flowing for longer than `upstream_headers` is never cut (only `body_idle` governs
+/// a flowing body).
+#[tokio::test]
+async fn a_flowing_upload_outlasts_the_headers_timeout() {
+    let app = upstream(|seen| reply("text/plain", format!("got {} bytes", seen.body.len()))).await;
+    let gateway =
+        harness::gateway(&[("app.test", app.address)], "[timeouts]\nupstream_headers = \"300ms\"").await;
+    let chunk: &[u8] = b"400\r\n";
+    let data = vec![b'x'; 0x400];
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..12 {
+        let mut piece = chunk.to_vec();
+        piece.extend_from_slice(&data);
+        piece.extend_from_slice(b"\r\n");
+        pieces.push(piece);
+    }
+    pieces.push(b"0\r\n\r\n".to_vec());
+    let pieces: Vec<&[u8]> = pieces.iter().map(Vec::as_slice).collect();
+    let head =
+        "POST /upload HTTP/1.1\r\nHost: app.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    // 13 pieces 100 ms apart: 1.3 s of upload against a 300 ms headers timeout.
+    let status = harness::raw_status(gateway.address, head, &pieces, Duration::from_millis(100)).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(app.requests()[0].body.len(), 12 * 0x400);
+    gateway.stop().await;
+}
+
+/// Broken chunked framing from the client is the client's error: 400, and the upstream error
+/// counter (behind the "upstream failing" alert) does not move.
+#[tokio::test]
+async fn broken_client_framing_is_a_client_error() {
+    let app = upstream(|_| reply("text/plain", "ok")).await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let head =
+        "POST /upload HTTP/1.1\r\nHost: app.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    for broken in
+        [&b"fffffffffffffffffffffff\r\nx\r\n"[..], b"-1\r\nx\r\n", b"zz\r\n", b"3\r\nabcdef\r\n0\r\n\r\n"]
+    {
+        let status = harness::raw_status(
+            gateway.address,
+            head,
+            &[b"5\r\nhello\r\n", broken],
+            Duration::from_millis(20),
+        )
+        .await;
+        assert!(status.starts_with("HTTP/1.1 400"), "{:?}: {status}", String::from_utf8_lossy(broken));
+    }
+    assert_eq!(upstream_errors(gateway.admin_address).await, 0);
+    gateway.stop().await;
+}
