@@ -193,13 +193,25 @@ async fn sighup_reloads_the_configuration_with_its_policy_and_refuses_invalid_fi
     let text = metrics(admin).await;
     assert!(text.contains("toolgate_policy_rules 2"), "the policy came with it:\n{text}");
 
-    // An invalid file changes nothing.
+    // An invalid file changes nothing, the policy included (no "policy reloaded" after it).
+    let applied_policies = |text: &str| {
+        text.lines()
+            .find(|line| line.starts_with("toolgate_policy_reloads_total{outcome=\"applied\"}"))
+            .map(str::to_owned)
+    };
+    let policies_before = applied_policies(&metrics(admin).await);
     std::fs::write(&config_path, config_file(&sites).replace("upstream =", "upstrem =")).expect("config");
     hangup(&gateway).await;
     eventually("the invalid configuration is rejected", || async {
         metrics(admin).await.contains("toolgate_config_reloads_total{outcome=\"rejected\"} 1")
     })
     .await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(
+        applied_policies(&metrics(admin).await),
+        policies_before,
+        "the policy was not reloaded either"
+    );
     assert_eq!(body_of(gateway.address, "app.test").await, (200, "second".into()));
     assert_eq!(body_of(gateway.address, "new.test").await, (200, "added".into()));
 

@@ -126,8 +126,11 @@ impl Reloader {
     /// then the certificate. Each part that fails keeps its running version.
     pub async fn hangup(&self) {
         tracing::info!("SIGHUP received: reloading the configuration, the policy and the certificate");
-        let config_applied = self.config_file.is_some() && self.reload_config().await.is_ok();
-        if !config_applied {
+        // The policy comes with the configuration: a rejected configuration changes nothing, its
+        // policy included. Only a gateway without a configuration file reloads the policy alone.
+        if self.config_file.is_some() {
+            let _ = self.reload_config().await;
+        } else {
             let _ = self.current().policy.reload().await;
         }
         let _ = self.reload_certificate().await;
