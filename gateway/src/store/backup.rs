@@ -238,13 +238,25 @@ fn read_length(bytes: &[u8], width: usize, limit: usize, what: &str) -> Result<O
     Ok(Some(length))
 }
 
+/// What a backup holds of one table: its records and a SHA-256 over them in order (each key
+/// and value length-prefixed), for the manifest a restore checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableTally {
+    /// The table.
+    pub table: Table,
+    /// Its records.
+    pub records: u64,
+    /// SHA-256 of its records in order.
+    pub sha256: Vec<u8>,
+}
+
 /// Writes the items of a backup into a store, table by table, in batches.
 pub struct Importer<'a> {
     store: &'a dyn Store,
     table: Option<Table>,
     pending: Vec<Entry>,
     pending_bytes: usize,
-    counts: Vec<(Table, u64)>,
+    counts: Vec<(Table, u64, aws_lc_rs::digest::Context)>,
     records: u64,
     ended: bool,
 }
@@ -272,15 +284,19 @@ impl<'a> Importer<'a> {
             Item::Table(table) => {
                 self.write_pending()?;
                 self.table = Some(table);
-                self.counts.push((table, 0));
+                self.counts.push((table, 0, aws_lc_rs::digest::Context::new(&aws_lc_rs::digest::SHA256)));
             }
             Item::Record(entry) => {
                 if self.table.is_none() {
                     return Err(BackupError::Damaged("a record before any table".into()));
                 }
                 self.records += 1;
-                if let Some((_, count)) = self.counts.last_mut() {
+                if let Some((_, count, digest)) = self.counts.last_mut() {
                     *count += 1;
+                    for part in [&entry.0, &entry.1] {
+                        digest.update(&(part.len() as u64).to_be_bytes());
+                        digest.update(part);
+                    }
                 }
                 self.pending_bytes += entry.0.len() + entry.1.len();
                 self.pending.push(entry);
@@ -302,15 +318,23 @@ impl<'a> Importer<'a> {
         Ok(())
     }
 
-    /// Makes everything durable; returns the records per table. Fails when the end marker
-    /// never came.
-    pub fn finish(mut self) -> Result<Vec<(Table, u64)>, BackupError> {
+    /// Makes everything durable; returns each table's records and digest. Fails when the end
+    /// marker never came.
+    pub fn finish(mut self) -> Result<Vec<TableTally>, BackupError> {
         self.write_pending()?;
         if !self.ended {
             return Err(BackupError::Incomplete(self.records));
         }
         self.store.flush()?;
-        Ok(self.counts)
+        Ok(self
+            .counts
+            .into_iter()
+            .map(|(table, records, digest)| TableTally {
+                table,
+                records,
+                sha256: digest.finish().as_ref().to_vec(),
+            })
+            .collect())
     }
 
     fn write_pending(&mut self) -> Result<(), BackupError> {

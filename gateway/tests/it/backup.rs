@@ -178,6 +178,38 @@ async fn backup_under_audit_write_load_restores_to_a_verified_chain() {
         "{records} records restored, {baseline} + {written} + 1 written"
     );
     gateway.stop().await;
+
+    // A backup directory without its manifest (a backup killed part-way) is refused, and so is
+    // one whose tables do not match the manifest's counts or digests.
+    let copy = |name: &str| {
+        let to = directory.path().join(name);
+        let copied = std::process::Command::new("cp").arg("-r").arg(&target).arg(&to).status().expect("cp");
+        assert!(copied.success());
+        to
+    };
+    let no_manifest = copy("no-manifest");
+    std::fs::remove_file(no_manifest.join("toolgate-backup.json")).expect("remove manifest");
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let to = copy(name);
+        let mut value = manifest.clone();
+        edit(&mut value);
+        std::fs::write(to.join("toolgate-backup.json"), value.to_string()).expect("manifest");
+        to
+    };
+    let wrong_count = edited("wrong-count", &|value| value["records"]["audit"] = serde_json::json!(1));
+    let wrong_digest = edited("wrong-digest", &|value| value["sha256"]["audit"] = serde_json::json!("00"));
+    for (from, needle) in [
+        (&no_manifest, "has no toolgate-backup.json"),
+        (&wrong_count, "its manifest says 1"),
+        (&wrong_digest, "does not match its manifest's digest"),
+    ] {
+        let target_config = config_file(directory.path(), "refused.toml", "refused");
+        let restore =
+            toolgate(&["store", "restore", "--config", path(&target_config), "--from", path(from)], None)
+                .await;
+        assert!(!restore.ok && restore.stderr.contains(needle), "{needle}: {}", restore.text());
+        assert!(!directory.path().join("refused").join("db").exists(), "nothing was restored");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

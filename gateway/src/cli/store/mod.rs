@@ -11,7 +11,8 @@ use crate::admin::backup::TOKEN_FILE;
 use crate::app::audit_key;
 use crate::audit::verify::{self, ChainError, Verified};
 use crate::config::{Config, StoreLocation};
-use crate::store::backup::{self, BackupError, Decoder, Importer, Item};
+use crate::http::hex;
+use crate::store::backup::{self, BackupError, Decoder, Importer, Item, TableTally};
 use crate::store::{SledStore, Store, Table};
 use anyhow::{Context as _, anyhow, bail};
 use std::io::Write;
@@ -228,13 +229,16 @@ fn verify_chain(config: &Config, store: &dyn Store) -> anyhow::Result<Result<Ver
 fn write_manifest(
     directory: &Path,
     source: &str,
-    counts: &[(Table, u64)],
+    tallies: &[TableTally],
     verified: Option<&Verified>,
 ) -> anyhow::Result<()> {
     let tables: serde_json::Map<String, serde_json::Value> =
-        counts.iter().map(|(table, count)| (table.name().to_owned(), (*count).into())).collect();
+        tallies.iter().map(|tally| (tally.table.name().to_owned(), tally.records.into())).collect();
+    let digests: serde_json::Map<String, serde_json::Value> =
+        tallies.iter().map(|tally| (tally.table.name().to_owned(), hex(&tally.sha256).into())).collect();
     let manifest = serde_json::json!({
-        "format": 1,
+        "format": 2,
+        "sha256": digests,
         "created": humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         "toolgate": env!("CARGO_PKG_VERSION"),
         "source": source,

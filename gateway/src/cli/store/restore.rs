@@ -6,8 +6,9 @@ use super::{Progress, store_directory, verify_chain};
 use crate::admin::backup::TOKEN_FILE;
 use crate::audit::verify::{ChainError, Verified};
 use crate::config::Config;
+use crate::http::hex;
 use crate::store::SledStore;
-use crate::store::backup::{self, BackupError, Decoder, Importer, Item};
+use crate::store::backup::{self, BackupError, Decoder, Importer, Item, TableTally};
 use anyhow::{Context as _, anyhow, bail};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,11 @@ pub(super) fn restore(config: &Config, from: &Path, replace: bool) -> anyhow::Re
     let store_path = store_directory(config)?;
     // Open the source before touching the target: a wrong path must not move anything aside.
     let source = Source::open(from)?;
+    // A backup directory must say what it holds: one without its manifest did not finish.
+    let manifest = match &source {
+        Source::Directory(_) => Some(Manifest::read(from)?),
+        Source::Stream(_) => None,
+    };
     let target = Target::prepare(&store_path, replace)?;
     let mut progress = Progress::new("restore");
     let outcome = (|| -> anyhow::Result<Result<Verified, ChainError>> {
@@ -26,7 +32,10 @@ pub(super) fn restore(config: &Config, from: &Path, replace: bool) -> anyhow::Re
             progress.see(&item);
             importer.accept(item)
         })?;
-        importer.finish()?;
+        let tallies = importer.finish()?;
+        if let Some(manifest) = &manifest {
+            manifest.check(&tallies)?;
+        }
         verify_chain(config, &store)
     })();
     match outcome {
@@ -53,6 +62,61 @@ pub(super) fn restore(config: &Config, from: &Path, replace: bool) -> anyhow::Re
             target.undo(&store_path)?;
             Err(error.context("restore failed; nothing was changed"))
         }
+    }
+}
+
+/// What a backup directory says it holds (`toolgate-backup.json`): records per table and, from
+/// format 2 on, a digest per table. A restore must find exactly that.
+struct Manifest {
+    records: serde_json::Map<String, serde_json::Value>,
+    digests: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl Manifest {
+    fn read(directory: &Path) -> anyhow::Result<Self> {
+        let path = directory.join(super::MANIFEST);
+        let text = std::fs::read_to_string(&path).map_err(|_| {
+            anyhow!(
+                "{} has no {}: a backup that did not finish (or not a backup); refusing to restore it",
+                directory.display(),
+                super::MANIFEST
+            )
+        })?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", path.display()))?;
+        let records = value["records"]
+            .as_object()
+            .cloned()
+            .with_context(|| format!("{} lists no records", path.display()))?;
+        Ok(Self { records, digests: value["sha256"].as_object().cloned() })
+    }
+
+    /// Every table the manifest names must have arrived with its count (and digest), and no
+    /// other table may have records.
+    fn check(&self, tallies: &[TableTally]) -> anyhow::Result<()> {
+        for tally in tallies {
+            let name = tally.table.name();
+            let expected = self.records.get(name).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            if tally.records != expected {
+                bail!(
+                    "the backup's {name} table holds {} records, its manifest says {expected}",
+                    tally.records
+                );
+            }
+            if let Some(digests) = &self.digests {
+                let expected = digests.get(name).and_then(serde_json::Value::as_str).unwrap_or_default();
+                if hex(&tally.sha256) != expected {
+                    bail!("the backup's {name} table does not match its manifest's digest");
+                }
+            }
+        }
+        for (name, count) in &self.records {
+            let arrived = tallies.iter().any(|tally| tally.table.name() == name);
+            if !arrived && count.as_u64().unwrap_or(0) > 0 {
+                bail!("the backup's manifest lists {count} {name} records that are not in it");
+            }
+        }
+        Ok(())
     }
 }
 

@@ -38,7 +38,7 @@ fn import(bytes: &[u8], piece: usize) -> Result<(SledStore, Vec<(Table, u64)>), 
         decoder.push(chunk, &mut |item| importer.accept(item))?;
     }
     decoder.finish()?;
-    let counts = importer.finish()?;
+    let counts = importer.finish()?.into_iter().map(|tally| (tally.table, tally.records)).collect();
     Ok((target, counts))
 }
 
