@@ -176,11 +176,19 @@ pub fn checkpoint(store: &dyn Store) -> Result<Option<Checkpoint>, StoreError> {
         .transpose()
 }
 
-/// Removes records written before `before` (RFC 3339), keeping the rest verifiable: a
-/// checkpoint signed with the audit key records where the log now starts, and a checkpoint
-/// event is appended. Run with the gateway stopped. Returns how many records were removed.
-pub fn prune(store: &dyn Store, key: &DigestKey, before: std::time::SystemTime) -> Result<u64, StoreError> {
+/// What a prune will remove: the records up to and including `last` (`count` of them).
+#[derive(Debug, Clone)]
+pub struct PrunePlan {
+    last: Record,
+    /// How many records go.
+    pub count: u64,
+}
+
+/// The records written before `before`; `None` when there are none. Nothing changes yet, so the
+/// prune's audit record can be made durable before anything is deleted.
+pub fn prune_plan(store: &dyn Store, before: std::time::SystemTime) -> Result<Option<PrunePlan>, StoreError> {
     let mut last_pruned: Option<Record> = None;
+    let mut count = 0;
     let mut from = Record::key(0).to_vec();
     'scan: loop {
         let page = store.range(Table::Audit, &from, 1024)?;
@@ -197,10 +205,18 @@ pub fn prune(store: &dyn Store, key: &DigestKey, before: std::time::SystemTime) 
             if written >= before {
                 break 'scan;
             }
+            count += 1;
             last_pruned = Some(record);
         }
     }
-    let Some(last) = last_pruned else { return Ok(0) };
+    Ok(last_pruned.map(|last| PrunePlan { last, count }))
+}
+
+/// Removes the planned records, keeping the rest verifiable: a checkpoint signed with the audit
+/// key records where the log now starts. Run with the gateway stopped, after the prune's audit
+/// record is durable. Returns how many records were removed.
+pub fn prune_apply(store: &dyn Store, key: &DigestKey, plan: &PrunePlan) -> Result<u64, StoreError> {
+    let last = &plan.last;
     let time = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     let mut checkpoint =
         Checkpoint { seq: last.seq, hash: last.hash.clone(), time, signature: String::new() };
@@ -213,6 +229,22 @@ pub fn prune(store: &dyn Store, key: &DigestKey, before: std::time::SystemTime) 
     let removed = store.delete_below(Table::Audit, &Record::key(last.seq + 1))?;
     store.flush()?;
     Ok(removed as u64)
+}
+
+/// Plans and applies a prune at once (for tests and tools that audit it themselves).
+pub fn prune(store: &dyn Store, key: &DigestKey, before: std::time::SystemTime) -> Result<u64, StoreError> {
+    match prune_plan(store, before)? {
+        Some(plan) => prune_apply(store, key, &plan),
+        None => Ok(0),
+    }
+}
+
+/// The prune's record, made durable before anything is deleted: `count` records written before
+/// `before` are about to go. An interrupted prune leaves this trace.
+pub fn pruning_event(count: u64, before: &str) -> AuditEvent {
+    let mut event = AuditEvent::new(EventKind::Checkpoint).decision("pruning", "retention");
+    event.resource = Some(format!("{count} records before {before}"));
+    event
 }
 
 /// The event appended after a prune.

@@ -95,14 +95,27 @@ pub fn execute(command: AuditCommand) -> anyhow::Result<bool> {
             let key = audit_key(&config, store.as_ref())?;
             let cutoff =
                 humantime::parse_rfc3339_weak(&before).with_context(|| format!("--before {before}"))?;
-            let removed = audit::prune(store.as_ref(), &key, cutoff)?;
+            let Some(plan) = audit::prune_plan(store.as_ref(), cutoff)? else {
+                println!("pruned 0 records written before {before}");
+                return Ok(true);
+            };
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            runtime.block_on(async {
-                let log = AuditLog::start(store.clone(), key, Metrics::new())?;
+            // The checkpoint is signed with the same key the log is started with.
+            let log_key = audit_key(&config, store.as_ref())?;
+            // The prune's record is durable before the first deletion: an interrupted prune
+            // leaves a trace. The completion follows it.
+            let removed = runtime.block_on(async {
+                let log = AuditLog::start(store.clone(), log_key, Metrics::new())?;
+                log.record(audit::pruning_event(plan.count, &before)).await.context("recording the prune")?;
+                let store = store.clone();
+                let removed =
+                    tokio::task::spawn_blocking(move || audit::prune_apply(store.as_ref(), &key, &plan))
+                        .await
+                        .context("the prune stopped")??;
                 log.record(audit::checkpoint_event(removed, &before))
                     .await
                     .context("recording the checkpoint")?;
-                anyhow::Ok(())
+                anyhow::Ok(removed)
             })?;
             println!("pruned {removed} records written before {before}");
             Ok(true)

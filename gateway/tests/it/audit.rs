@@ -172,3 +172,50 @@ async fn exports_round_trip_and_hostile_values_stay_inert() {
     );
     assert!(stored.iter().all(Record::hash_is_valid));
 }
+
+/// `audit prune` writes its own record (`pruning`, with the count) before it deletes anything,
+/// so an interrupted prune leaves a trace; the completion (`pruned`) follows, and the chain
+/// still verifies from the checkpoint.
+#[tokio::test]
+async fn a_prune_is_audited_before_it_deletes() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config_path = config_in(directory.path());
+    let config = Config::load(&config_path).expect("config");
+    {
+        let store = gateway::app::open_store(&config.store).expect("store");
+        let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
+        let log = AuditLog::start(store, key, Metrics::new()).expect("log");
+        for index in 0..5 {
+            log.record(AuditEvent::new(EventKind::Login).actor(&format!("user{index}"), None, &[]))
+                .await
+                .expect("record");
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let before = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let (ok, stdout, stderr) =
+        toolgate(&["audit", "prune", "--config", config_path.to_str().expect("path"), "--before", &before])
+            .await;
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("pruned 5 records"), "{stdout}");
+    let (ok, stdout, stderr) =
+        toolgate(&["audit", "verify", "--config", config_path.to_str().expect("path")]).await;
+    assert!(ok, "the pruned log verifies: {stdout}{stderr}");
+    let store = gateway::app::open_store(&config.store).expect("store");
+    let page = query::find(store.as_ref(), &Default::default(), 0, 50).expect("records");
+    let checkpoints: Vec<(u64, String)> = page
+        .records
+        .iter()
+        .filter(|record| record.event.kind == Some(EventKind::Checkpoint))
+        .map(|record| (record.seq, record.event.decision.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(checkpoints.len(), 2, "{checkpoints:?}");
+    let (pruning, pruned) =
+        (&checkpoints.iter().find(|c| c.1 == "pruning"), &checkpoints.iter().find(|c| c.1 == "pruned"));
+    let (pruning, pruned) = (pruning.expect("the prune's own record"), pruned.expect("the completion"));
+    assert!(pruning.0 < pruned.0, "the prune was recorded before it ran: {checkpoints:?}");
+    assert!(
+        page.records.iter().all(|record| record.event.kind != Some(EventKind::Login)),
+        "the logins are gone"
+    );
+}
