@@ -35,10 +35,15 @@ enum Command {
         #[arg(long, short)]
         config: PathBuf,
     },
-    /// Check a configuration file: prints `ok`, or every problem with its line and key.
+    /// Check a configuration file: prints `ok`, or every problem with its line and key. Every
+    /// secret it names is read and parsed too, as `run` will.
     CheckConfig {
         /// The TOML configuration file.
         file: PathBuf,
+        /// Check the file alone, without reading its secrets (for a repository of configurations
+        /// checked where the secrets are not).
+        #[arg(long)]
+        skip_secrets: bool,
     },
     /// Ask a site's upstream what the gateway would ask it, and report what gets in the way of
     /// running it behind Toolgate (exit 0: nothing; 1: problems; 2: could not check).
@@ -88,7 +93,7 @@ impl Cli {
     /// Runs the chosen command.
     pub fn execute(self) -> ExitCode {
         match self.command {
-            Command::CheckConfig { file } => check_config(&file),
+            Command::CheckConfig { file, skip_secrets } => check_config(&file, !skip_secrets),
             Command::CheckSite(args) => check_site::execute(&args),
             Command::Run { config } => report(run(&config)),
             Command::Policy(PolicyCommand::Explain(args)) => {
@@ -111,7 +116,7 @@ impl Cli {
     }
 }
 
-fn check_config(file: &std::path::Path) -> ExitCode {
+fn check_config(file: &std::path::Path, secrets: bool) -> ExitCode {
     let config = match Config::load(file) {
         Ok(config) => config,
         Err(error) => {
@@ -128,6 +133,10 @@ fn check_config(file: &std::path::Path) -> ExitCode {
         eprintln!("{error}");
         failed = true;
     }
+    for problem in if secrets { secret_problems(&config) } else { Vec::new() } {
+        eprintln!("{}: {problem}", file.display());
+        failed = true;
+    }
     if failed {
         return ExitCode::FAILURE;
     }
@@ -142,6 +151,40 @@ fn check_config(file: &std::path::Path) -> ExitCode {
     }
     println!("ok");
     ExitCode::SUCCESS
+}
+
+/// Every secret the configuration names, read and parsed the way `run` will: one problem per
+/// secret that is missing, empty or malformed. The messages name references, never values.
+fn secret_problems(config: &Config) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut note = |key: &str, outcome: Result<(), String>| match outcome {
+        Err(message) if message.starts_with(key) => problems.push(message),
+        Err(message) => problems.push(format!("{key}: {message}")),
+        Ok(()) => {}
+    };
+    if let Some(sso) = &config.sso {
+        note("sso.client_secret", sso.client_secret.read().map(drop).map_err(|error| error.to_string()));
+        note(
+            "sso.session_keys",
+            crate::sso::keys::KeyRing::from_secrets(&sso.session_keys)
+                .map(drop)
+                .map_err(|error| error.to_string()),
+        );
+        let issuer = config.public_url.to_string();
+        note(
+            "sso.assertion_keys",
+            crate::sso::assertion::AssertionSigner::new(&sso.assertion_keys, issuer)
+                .map(drop)
+                .map_err(|error| error.to_string()),
+        );
+    }
+    if let Some(key) = &config.audit.key {
+        note("audit.key", key.read().map(drop).map_err(|error| error.to_string()));
+    }
+    if let Some(llm) = &config.llm {
+        note("llm", crate::llm::LlmClient::new(llm.clone()).map(drop).map_err(|error| error.to_string()));
+    }
+    problems
 }
 
 fn run(path: &std::path::Path) -> anyhow::Result<()> {

@@ -4,9 +4,15 @@
 use std::process::Command;
 
 fn check_config(path: &std::path::Path) -> (bool, String, String) {
+    check_config_with(path, &[], &[])
+}
+
+fn check_config_with(path: &std::path::Path, flags: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_toolgate"))
         .arg("check-config")
+        .args(flags)
         .arg(path)
+        .envs(env.iter().copied())
         .output()
         .expect("run toolgate");
     (
@@ -26,7 +32,8 @@ fn every_sample_config_in_deploy_passes() {
         // Gateway configurations are `toolgate*.toml`; the policies they name are checked
         // through them.
         if name.starts_with("toolgate") && name.ends_with(".toml") {
-            let (ok, stdout, stderr) = check_config(&path);
+            // The samples name secrets that live on the target machine, not here.
+            let (ok, stdout, stderr) = check_config_with(&path, &["--skip-secrets"], &[]);
             assert!(ok && stdout.trim() == "ok", "{}: {stdout}{stderr}", path.display());
             checked += 1;
         }
@@ -99,4 +106,50 @@ fn missing_tls_files_are_reported() {
         stderr.contains("server.tls.cert: cannot load certificates from /nonexistent/cert.pem"),
         "{stderr}"
     );
+}
+
+/// check-config reads every secret the file names, as `run` will: an unset variable, a missing
+/// file and a malformed key are each reported (by reference, never by value), and good ones pass.
+#[test]
+fn check_config_reads_and_parses_every_secret() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("toolgate.toml");
+    std::fs::write(directory.path().join("short.key"), "c2hvcnQ=").expect("key");
+    std::fs::write(
+        &path,
+        "public_url = \"https://gateway.example\"\n[server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\n\
+         [sso]\nissuer = \"https://sso.example\"\nclient_id = \"toolgate\"\nclient_secret = \"env:CHECK_CONFIG_TEST_SECRET\"\n\
+         session_keys = [\"file:short.key\"]\nassertion_keys = [\"file:missing.pem\"]\n\
+         [audit]\nkey = \"env:CHECK_CONFIG_TEST_AUDIT_KEY\"\n\
+         [sites.app]\nhost = \"app.example\"\nupstream = \"http://127.0.0.1:1\"\n",
+    )
+    .expect("write");
+    let (ok, stdout, stderr) = check_config_with(&path, &[], &[]);
+    assert!(!ok, "{stdout}");
+    for needle in [
+        "sso.client_secret: environment variable CHECK_CONFIG_TEST_SECRET is not set",
+        "sso.session_keys",
+        "short.key",
+        "sso.assertion_keys",
+        "missing.pem",
+        "audit.key: environment variable CHECK_CONFIG_TEST_AUDIT_KEY is not set",
+    ] {
+        assert!(stderr.contains(needle), "missing {needle:?} in:\n{stderr}");
+    }
+    assert!(!stderr.contains("c2hvcnQ"), "never a secret's value: {stderr}");
+    let (ok, stdout, _) = check_config_with(&path, &["--skip-secrets"], &[]);
+    assert!(ok && stdout.trim() == "ok", "{stdout}");
+
+    let good_key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    std::fs::write(directory.path().join("short.key"), good_key).expect("key");
+    let fixed = std::fs::read_to_string(&path)
+        .expect("read")
+        .replace("assertion_keys = [\"file:missing.pem\"]\n", "");
+    std::fs::write(&path, fixed).expect("write");
+    let env = [
+        ("CHECK_CONFIG_TEST_SECRET", "s3cret"),
+        ("CHECK_CONFIG_TEST_AUDIT_KEY", "an audit key of some length"),
+    ];
+    let (ok, stdout, stderr) = check_config_with(&path, &[], &env);
+    assert!(ok && stdout.trim() == "ok", "{stdout}{stderr}");
 }
