@@ -52,7 +52,7 @@ step "a production build leaves the demo out, and says so"
 cargo build -p gateway --locked --no-default-features --bin toolgate
 cargo clippy -p gateway --locked --no-default-features --all-targets -- -D warnings
 without_demo=$(mktemp -d)
-cp target/debug/toolgate "$without_demo/toolgate"
+cp "${CARGO_TARGET_DIR:-target}/debug/toolgate" "$without_demo/toolgate"
 if message=$("$without_demo/toolgate" demo 2>&1); then
   echo "test.sh: toolgate built without the demo feature ran the demo" >&2
   exit 1
