@@ -118,7 +118,13 @@ pub async fn start(
             ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, refusal.message())
         })?;
 
-    let exposure = exposure_event(caller, site, &prepared, request_id);
+    let mut exposure = exposure_event(caller, site, &prepared, request_id);
+    if message.is_none()
+        && let Some(serde_json::Value::Object(explanation)) = exposure.explanation.as_mut()
+    {
+        // A turn that goes on after its form submission replaced the page.
+        explanation.insert("continued".into(), serde_json::Value::Bool(true));
+    }
     let texts = [("prompt", body.message.as_str())];
     gateway.audit.record_with_texts(exposure, &texts, site.capture_content).await.map_err(|_| {
         ApiError::new(

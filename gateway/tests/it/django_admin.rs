@@ -238,6 +238,13 @@ async fn a_duplicate_address_comes_back_as_the_sites_refusal_and_creates_nothing
         .filter_map(|record| record.event.decision.as_deref())
         .collect();
     assert_eq!(outcomes, ["rejected_by_site"]);
+    let continued = audited
+        .records
+        .iter()
+        .filter(|record| record.event.kind == Some(EventKind::CatalogExposure))
+        .filter(|record| record.event.explanation.as_ref().is_some_and(|why| why["continued"] == json!(true)))
+        .count();
+    assert_eq!(continued, 1, "the continued turn says so in its audit record");
     gateway.stop().await;
 }
 
