@@ -167,7 +167,9 @@ pub(super) fn issuer(text: &str) -> Result<String, String> {
     if url.query().is_some() || url.fragment().is_some() {
         return Err("must not have a query or fragment".into());
     }
-    Ok(text.trim_end_matches('/').to_owned())
+    // Exactly as configured: discovery compares the provider's `issuer` with it byte for byte,
+    // and some providers (Auth0, Authentik) publish theirs with a trailing `/`.
+    Ok(text.to_owned())
 }
 
 pub(super) fn claim_name(text: &str) -> Result<String, String> {

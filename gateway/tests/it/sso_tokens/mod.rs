@@ -301,10 +301,13 @@ struct World {
 
 impl World {
     async fn start() -> Self {
+        Self::start_with_issuer_suffix("").await
+    }
+
+    async fn start_with_issuer_suffix(suffix: &str) -> Self {
         let keys = Keys::generate();
-        let provider =
-            Provider::start(vec![ec_jwk(&keys.ec.pair, "ec-1", Some("ES256")), rsa_jwk(&keys.rsa, "rsa-1")])
-                .await;
+        let keys_published = vec![ec_jwk(&keys.ec.pair, "ec-1", Some("ES256")), rsa_jwk(&keys.rsa, "rsa-1")];
+        let provider = Provider::start_with_issuer_suffix(keys_published, suffix).await;
         let upstream = recording_upstream().await;
         let (gateway, secrets) = start_gateway(&provider.issuer, upstream.address).await;
         let site = format!("app.localhost:{}", gateway.address.port());
@@ -342,6 +345,20 @@ impl World {
     async fn whoami_cookie(&self, client: &mut Client, cookie: &str) -> Answer {
         client.get(&self.site, "/.toolgate/whoami", &[("cookie", cookie)]).await
     }
+}
+
+/// An issuer that ends in `/` (Auth0, Authentik) is compared exactly as configured: discovery,
+/// sign-in and bearer tokens work, where trimming the slash locked everyone out with 503.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issuer_with_a_trailing_slash_signs_in() {
+    let world = World::start_with_issuer_suffix("/").await;
+    assert!(world.provider.issuer.ends_with('/'));
+    let mut client = Client::new(world.gateway.address);
+    let signed_in = sign_in(&world, &mut client).await;
+    let me = world.whoami_cookie(&mut client, &format!("toolgate={}", signed_in.session)).await;
+    assert_eq!(me.status, StatusCode::OK, "{}", me.text());
+    let bearer = world.whoami(&mut client, &format!("Bearer {}", world.valid_token())).await;
+    assert_eq!(bearer.status, StatusCode::OK, "{}", bearer.text());
 }
 
 fn control_auth(world: &World) -> String {

@@ -20,13 +20,14 @@ pub(super) struct Provider {
 }
 
 impl Provider {
-    pub(super) async fn start(keys: Vec<Value>) -> Self {
+    /// A provider whose issuer ends with `suffix` (`/`, as Auth0 and Authentik publish theirs).
+    pub(super) async fn start_with_issuer_suffix(keys: Vec<Value>, suffix: &str) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind provider");
         let address = listener.local_addr().expect("provider address");
-        let issuer = format!("http://{address}");
+        let issuer = format!("http://{address}{suffix}");
         let state = Arc::new(Mutex::new(ProviderState { keys, ..ProviderState::default() }));
         let (stop, stopped) = watch::channel(false);
-        let (served, base) = (state.clone(), issuer.clone());
+        let (served, base) = (state.clone(), (issuer.clone(), format!("http://{address}")));
         tokio::spawn(async move {
             let mut accept_stopped = stopped.clone();
             loop {
@@ -40,7 +41,7 @@ impl Provider {
                 let (state, base, mut connection_stopped) = (served.clone(), base.clone(), stopped.clone());
                 tokio::spawn(async move {
                     let service = service_fn(move |request: Request<Incoming>| {
-                        let answer = provider_answer(&base, &state, request.uri().path());
+                        let answer = provider_answer(&base.0, &base.1, &state, request.uri().path());
                         async move { Ok::<_, Infallible>(answer) }
                     });
                     let connection = hyper::server::conn::http1::Builder::new()
@@ -83,6 +84,7 @@ impl Provider {
 
 pub(super) fn provider_answer(
     issuer: &str,
+    origin: &str,
     state: &Mutex<ProviderState>,
     path: &str,
 ) -> Response<Full<Bytes>> {
@@ -92,9 +94,9 @@ pub(super) fn provider_answer(
             StatusCode::OK,
             json!({
                 "issuer": issuer,
-                "authorization_endpoint": format!("{issuer}/authorize"),
-                "token_endpoint": format!("{issuer}/token"),
-                "jwks_uri": format!("{issuer}/jwks"),
+                "authorization_endpoint": format!("{origin}/authorize"),
+                "token_endpoint": format!("{origin}/token"),
+                "jwks_uri": format!("{origin}/jwks"),
                 "response_types_supported": ["code"],
                 "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["ES256", "RS256"],
