@@ -183,9 +183,6 @@ impl Metrics {
             let rewrite_failures = rewrite_failures?;
             let active_connections = active_connections?;
             let connections_refused = connections_refused?;
-            for reason in ["total", "per_ip", "silent"] {
-                connections_refused.with_label_values(&[reason]);
-            }
             let policy_reloads = policy_reloads?;
             let policy_rules = policy_rules?;
             let config_reloads = config_reloads?;
@@ -227,6 +224,22 @@ impl Metrics {
             registry.register(Box::new(store_backups.clone()))?;
             registry.register(Box::new(audit_records.clone()))?;
             registry.register(Box::new(audit_write_failures.clone()))?;
+            // Every documented series of a counter with a fixed label set exists from the start,
+            // at 0, so an alert on its increase fires from the first event (a series that appears
+            // with its first event has no earlier sample to increase from).
+            let zero = |counter: &IntCounterVec, values: &[&str]| {
+                for value in values {
+                    counter.with_label_values(&[value]);
+                }
+            };
+            zero(&connections_refused, &["total", "per_ip", "silent"]);
+            zero(&policy_reloads, &["applied", "rejected"]);
+            zero(&config_reloads, &["applied", "rejected"]);
+            zero(&tls_reloads, &["applied", "rejected"]);
+            zero(&sign_ins, &["login", "login_failed", "logout", "refreshed", "refresh_failed"]);
+            zero(&llm_tokens, &["input", "output"]);
+            zero(&approvals, &["requested", "approved", "denied", "expired", "consumed"]);
+            zero(&store_backups, &["completed", "failed", "refused"]);
             Ok(Self {
                 registry: registry.clone(),
                 requests,
@@ -390,5 +403,20 @@ mod tests {
         let text = metrics.render();
         assert!(text.contains("toolgate_requests_total{route=\"proxy\",site=\"tasks\",status=\"2xx\"} 1"));
         assert!(text.contains("toolgate_active_connections 3"));
+    }
+
+    #[test]
+    fn documented_series_exist_at_zero_from_the_start() {
+        let text = Metrics::new().render();
+        for series in [
+            "toolgate_config_reloads_total{outcome=\"rejected\"} 0",
+            "toolgate_policy_reloads_total{outcome=\"rejected\"} 0",
+            "toolgate_tls_reloads_total{outcome=\"rejected\"} 0",
+            "toolgate_store_backups_total{outcome=\"completed\"} 0",
+            "toolgate_connections_refused_total{reason=\"silent\"} 0",
+            "toolgate_approvals_total{event=\"expired\"} 0",
+        ] {
+            assert!(text.contains(series), "{series} missing:\n{text}");
+        }
     }
 }

@@ -384,7 +384,8 @@ async fn tokens_are_refreshed_before_expiry_and_a_failed_refresh_means_signing_i
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(history.len(), 1, "no sign-in round trip: {history:#?}");
     assert_eq!(last_request(&setup.site).headers["x-forwarded-user"], "carol");
-    assert!(setup.metric("toolgate_sign_in_events_total{outcome=\"refreshed\"}").await.is_some());
+    let refreshed = setup.metric("toolgate_sign_in_events_total{outcome=\"refreshed\"}").await;
+    assert!(refreshed.is_some_and(|line| !line.ends_with(" 0")), "the refresh counted");
 
     // With the provider gone, the next refresh fails: the session ends and the user is sent
     // back through sign-in (to a provider that is down), so nothing reaches the site.
