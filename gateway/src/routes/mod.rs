@@ -102,6 +102,15 @@ pub async fn handle(
         let site = entry.map(|entry| entry.site.clone());
         tracing::Span::current().record("site", site.as_ref().map_or("-", |site| site.id.as_str()));
         let destination = destination(&gateway, site.is_some(), host.as_deref(), request.uri().path());
+        // A `/v1` request names its site in a header: its metrics go to that site (a configured
+        // id only, so labels stay bounded).
+        let entry = entry.or_else(|| {
+            let named = matches!(destination, Destination::OpenAi)
+                .then(|| request.headers().get(crate::openai::SITE_HEADER)?.to_str().ok())
+                .flatten()?;
+            let site = gateway.config.sites.iter().find(|site| site.id.as_str() == named)?;
+            gateway.site(&site.host)
+        });
         let secure =
             browser_scheme(request.headers(), client, gateway.is_trusted_proxy(client.peer)) == "https";
         let failed = |error| (failure(error, site.as_ref(), &request_id), Route::Error);

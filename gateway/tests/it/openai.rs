@@ -118,6 +118,20 @@ async fn callers_need_a_bearer_token_and_a_site_they_may_use() {
     let listed = harness::send(address, models.body(Full::new(Bytes::new())).expect("request")).await;
     assert_eq!(listed.status, StatusCode::OK, "{}", listed.text());
     assert_eq!(json_of(&listed)["data"][0]["id"], "toolgate-demo-stand-in");
+
+    // `/v1` requests count under the site their header names (a configured one), not "-".
+    let metrics = harness::send(world.gateway.admin_address, harness::get("admin", "/metrics")).await.text();
+    let finance = metrics
+        .lines()
+        .filter(|line| line.starts_with("toolgate_requests_total{") && line.contains("site=\"finance\""))
+        .filter(|line| line.contains("route=\"agent\"") && line.contains("status=\"2xx\""))
+        .count();
+    assert_eq!(finance, 1, "{metrics}");
+    assert!(
+        !metrics
+            .lines()
+            .any(|line| line.starts_with("toolgate_requests_total{") && line.contains("site=\"nope\""))
+    );
     world.gateway.stop().await;
 }
 
