@@ -97,23 +97,19 @@ fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBo
     let site = request.uri().query().and_then(|query| {
         url::form_urlencoded::parse(query.as_bytes()).find(|(key, _)| key == "site").map(|(_, value)| value)
     });
-    let sandboxed = |entries: &[crate::inventory::InventoryEntry]| {
-        let mut sites: Vec<String> = entries.iter().map(|entry| entry.site.clone()).collect();
-        sites.extend(site.as_deref().map(str::to_owned));
-        sites.extend(gateway.config.sites.iter().map(|site| site.id.as_str().to_owned()));
-        sites.sort();
-        sites.dedup();
-        sites
-            .into_iter()
-            .filter(|id| site.as_deref().is_none_or(|wanted| wanted == id))
-            .filter_map(|id| gateway.inventory.sandboxed(&id).ok().flatten().map(|pages| (id, pages)))
-            .collect::<std::collections::BTreeMap<_, _>>()
-    };
+    // Pages whose CSP sandbox keeps the runtime out (their tools are off), per configured site.
+    let sandboxed: std::collections::BTreeMap<&str, _> = gateway
+        .config
+        .sites
+        .iter()
+        .map(|configured| configured.id.as_str())
+        .filter(|id| site.as_deref().is_none_or(|wanted| wanted == *id))
+        .filter_map(|id| gateway.inventory.sandboxed(id).ok().flatten().map(|pages| (id, pages)))
+        .collect();
     match gateway.inventory.list(site.as_deref()) {
         Ok(entries) => {
             // Pages whose CSP sandbox keeps the runtime out: their tools are off.
-            let body =
-                serde_json::json!({ "entries": entries, "sandboxed_pages": sandboxed(&entries) }).to_string();
+            let body = serde_json::json!({ "entries": entries, "sandboxed_pages": sandboxed }).to_string();
             let mut response = text(StatusCode::OK, body);
             response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             response

@@ -1,7 +1,7 @@
 //! Small HTTP pieces every layer shares, one of each: the response body type and idle timeout
 //! (`body`), errors and error pages (`errors`, `pages`), request ids, the browser's reading of
 //! `Content-Type`, the client and address of a request (`client`), the bearer-token reader, hex,
-//! the JSON answer and the Server-Sent Events frame.
+//! percent-decoding, the JSON answer and the Server-Sent Events frame.
 //!
 //! It knows no handler and no state, so anything in the gateway can use it without a cycle.
 //!
@@ -17,9 +17,11 @@ pub mod request_id;
 mod answer;
 mod bearer;
 mod hex;
+mod percent;
 mod sse;
 
 pub use answer::{json, text};
 pub use bearer::bearer_token;
 pub use hex::{hex, unhex};
+pub use percent::percent_decode;
 pub use sse::sse_frame;

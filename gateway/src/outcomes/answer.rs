@@ -118,20 +118,13 @@ pub fn classify(
     SiteAnswer::Accepted { status: status.as_u16(), url: Some(url), title }
 }
 
-/// Whether the page shows a form that submits the same way to the same path again.
+/// Whether the page shows a form that submits the same way to the same path again (its action
+/// resolved as the form rules resolve it, `injector::resolve_action_path`).
 fn shows_form_again(page: &PageAnswer, submitted: Submitted<'_>) -> bool {
-    let Some(base) =
-        url::Url::parse("http://site.invalid").ok().and_then(|root| root.join(submitted.target).ok())
-    else {
-        return false;
-    };
+    let path = submitted.target.split(['?', '#']).next().unwrap_or("/");
     page.forms.iter().any(|form| {
-        let resolved = match form.action.as_deref().map(str::trim) {
-            None | Some("") => Some(base.clone()),
-            Some(action) => base.join(action).ok(),
-        };
         form.method.eq_ignore_ascii_case(submitted.method.as_str())
-            && resolved.is_some_and(|url| url.path() == base.path())
+            && injector::resolve_action_path(path, form.action.as_deref()) == path
     })
 }
 

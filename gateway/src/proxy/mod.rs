@@ -75,12 +75,8 @@ pub async fn forward(
     };
     let hop = Hop { client, trusted, browser_host, request_id, identity, assertion: assertion.as_deref() };
     // An agent's submission (or the request after its redirect) is watched for the site's answer.
-    let owner = {
-        let (user, session) =
-            signed_in.as_ref().map(|(identity, session)| (identity.user.as_str(), session)).unzip();
-        gateway.owner(site.id.as_str(), user, session)
-    };
-    let requester = submissions::Requester { owner: &owner, identity, request_id: request_id.as_str() };
+    let requester =
+        submissions::Requester { site, signed_in: signed_in.as_ref(), request_id: request_id.as_str() };
     let watch = submissions::watch(gateway, &requester, &request, origin_scheme == "https");
     // An agent-marked submission to an approval-gated form goes on only with its approval.
     let request = match enforcement::check(gateway, site, signed_in.as_ref(), request, request_id).await {

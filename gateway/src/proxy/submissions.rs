@@ -14,6 +14,7 @@ use crate::http::body::ProxyBody;
 use crate::outcomes::{Mark, Observation, PageWatch, SiteAnswer, Submitted, classify};
 use crate::sso::cookies::{self, CookieKind};
 use crate::sso::identity::Identity;
+use crate::sso::session::SessionId;
 use crate::state::Gateway;
 use crate::state::turns::Owner;
 use http::header::{self, HeaderValue};
@@ -32,25 +33,25 @@ pub struct Watch {
     target: String,
 }
 
-/// Who made the watched request, for its audit record.
+/// Who made the watched request, for its owner and its audit record.
 pub struct Requester<'a> {
-    /// The owner (user, session digest, site).
-    pub owner: &'a Owner,
-    /// The signed-in user, if any.
-    pub identity: Option<&'a Identity>,
+    /// The site.
+    pub site: &'a Site,
+    /// The signed-in user and session, if any.
+    pub signed_in: Option<&'a (Identity, SessionId)>,
     /// The request's id.
     pub request_id: &'a str,
 }
 
 /// The watch for this request, when it carries a mark that names it and its call was not
-/// observed before. The submission's answer is audited (`form_outcome`) when it settles.
+/// observed before. The submission's answer is audited (`form_outcome`) when it settles. A
+/// request without a mark costs a cookie lookup, nothing more (its owner is never computed).
 pub fn watch<B>(
     gateway: &Gateway,
     requester: &Requester<'_>,
     request: &Request<B>,
     secure: bool,
 ) -> Option<Watch> {
-    let owner = &requester.owner.key();
     let (method, path) = (request.method(), request.uri().path());
     for kind in [CookieKind::Submission, CookieKind::Landing] {
         let Some(mark) = cookies::read(request.headers(), kind, secure).and_then(|value| Mark::parse(&value))
@@ -60,6 +61,10 @@ pub fn watch<B>(
         if !mark.matches(method, path) {
             continue;
         }
+        let (user, session) =
+            requester.signed_in.map(|(identity, session)| (identity.user.as_str(), session)).unzip();
+        let owner_of_request = gateway.owner(requester.site.id.as_str(), user, session);
+        let owner = &owner_of_request.key();
         let observation = match kind {
             CookieKind::Landing => gateway.outcomes.land(owner, &mark),
             _ => gateway.outcomes.begin(owner, &mark, replaces_document(request.headers())),
@@ -67,7 +72,7 @@ pub fn watch<B>(
         let target = request.uri().path_and_query().map_or(path, |target| target.as_str()).to_owned();
         return observation.map(|mut observation| {
             if kind == CookieKind::Submission {
-                let event = audit_event(requester, &mark, path);
+                let event = audit_event(requester, &owner_of_request, &mark, path);
                 let audit = gateway.audit.clone();
                 observation.on_settle(move |answer| {
                     let event = event.decision(answer.label(), &answer.status().to_string());
@@ -145,18 +150,20 @@ fn replaces_document(headers: &http::HeaderMap) -> bool {
 
 /// The audit record of a submission's answer, without the decision yet. No page text: the
 /// answer's messages stay out of the audit.
-fn audit_event(requester: &Requester<'_>, mark: &Mark, path: &str) -> AuditEvent {
-    let (user, email, groups) = match requester.identity {
-        Some(identity) => (identity.user.as_str(), identity.email.as_deref(), identity.groups.as_slice()),
-        None => (requester.owner.user.as_str(), None, &[][..]),
+fn audit_event(requester: &Requester<'_>, owner: &Owner, mark: &Mark, path: &str) -> AuditEvent {
+    let (user, email, groups) = match requester.signed_in {
+        Some((identity, _)) => {
+            (identity.user.as_str(), identity.email.as_deref(), identity.groups.as_slice())
+        }
+        None => (owner.user.as_str(), None, &[][..]),
     };
     let path: String = path.chars().take(512).collect();
     let mut event = AuditEvent::new(EventKind::FormOutcome)
         .actor(user, email, groups)
-        .site(&requester.owner.site)
+        .site(&owner.site)
         .request(requester.request_id)
         .resource(&format!("form:{path}"));
-    event.session = Some(requester.owner.session.clone());
+    event.session = Some(owner.session.clone());
     event.explanation = Some(serde_json::json!({"call_id": mark.call_id, "method": mark.method.as_str()}));
     event
 }

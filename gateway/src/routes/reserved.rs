@@ -7,6 +7,7 @@
 
 use crate::http::body::{self, ProxyBody};
 use crate::http::errors::ProxyError;
+use crate::http::percent_decode;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 
 /// Every path under this prefix belongs to the gateway.
@@ -27,14 +28,7 @@ pub fn is_disguised_reserved(path: &str) -> bool {
     if is_reserved(path) {
         return false;
     }
-    let mut decoded = path.to_owned();
-    for _ in 0..3 {
-        let next = percent_decode(&decoded);
-        if next == decoded {
-            break;
-        }
-        decoded = next;
-    }
+    let decoded = percent_decode(path, 3);
     let lowered = decoded.replace('\\', "/").to_lowercase();
     let mut segments: Vec<&str> = Vec::new();
     for segment in lowered.split('/') {
@@ -48,27 +42,6 @@ pub fn is_disguised_reserved(path: &str) -> bool {
         }
     }
     segments.first().is_some_and(|first| *first == ".toolgate")
-}
-
-/// Decodes every `%XX` escape; an invalid one stays as written.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = |at: usize| bytes.get(at).and_then(|byte| (*byte as char).to_digit(16));
-        match (bytes[index], hex(index + 1), hex(index + 2)) {
-            (b'%', Some(high), Some(low)) => {
-                out.push((high * 16 + low) as u8);
-                index += 3;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Answers a request for a reserved path.

@@ -3,6 +3,8 @@
 //! the final hop on the site). Everything else — other hosts, `//evil`, `/\evil`, control
 //! characters, encoded tricks — falls back to `/`.
 
+use crate::http::percent_decode;
+
 /// A path (and query) that stays on the current origin, or `/`.
 pub fn same_origin_path(candidate: &str) -> String {
     if is_safe_path(candidate) { candidate.to_owned() } else { "/".to_owned() }
@@ -41,22 +43,11 @@ fn is_safe_path(path: &str) -> bool {
         return false;
     }
     // Encoded variants of the same tricks must not survive a decoding step further along.
-    let decoded = percent_decode(path);
+    // Twice: a double-encoded `%252F%252F` becomes `//` after two decodings.
+    let decoded = percent_decode(path, 2);
     !(decoded.starts_with("//")
         || decoded.starts_with("/\\")
         || decoded.chars().any(|c| c.is_control() || c == '\\'))
-}
-
-fn percent_decode(text: &str) -> String {
-    let mut current = text.to_owned();
-    // Twice: a double-encoded `%252F%252F` becomes `//` after two decodings.
-    for _ in 0..2 {
-        current = url::form_urlencoded::parse(format!("x={}", current.replace('+', "%2B")).as_bytes())
-            .next()
-            .map(|(_, value)| value.into_owned())
-            .unwrap_or_default();
-    }
-    current
 }
 
 #[cfg(test)]

@@ -30,7 +30,6 @@ const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_NAME_LENGTH = 128;
 const SESSION_URL = '/.toolgate/agent/session';
 const CATALOG_URL = '/.toolgate/agent/catalog';
-const OUTCOMES_URL = '/.toolgate/agent/outcomes/';
 const POST_DEBOUNCE_MS = 150;
 const FETCH_TIMEOUT_MS = 10000;
 const RETRY_DELAYS_MS = [1000, 3000, 10000];
@@ -254,46 +253,6 @@ function submissionMark(entry, settings) {
     ? settings.callId
     : `local-${Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
   return token === null ? { callId, gated } : { callId, token, gated };
-}
-
-/**
- * What the site answered a form tool's submission, when the gateway saw one (the call's own
- * outcome otherwise): a refusal becomes the call's error (`rejected_by_site` with the site's
- * messages); an accepted submission keeps the page's own result, or, where the page gave none
- * (the form navigated), gets the landing URL and title.
- */
-async function withSiteAnswer(mark, outcome, signal) {
-  // The mark learns in a task after the submit event whether the browser sends the submission.
-  await new Promise((resolve) => { setTimeout(resolve, 0); });
-  // A submission the browser sent may still be on its way to the gateway; one the page cancelled
-  // to send itself has reached it by now, or never will.
-  const query = mark.sent() ? '' : '?arrival=0';
-  let answer;
-  try {
-    answer = await fetchJson(`${OUTCOMES_URL}${encodeURIComponent(mark.callId)}${query}`, {
-      method: 'GET',
-      headers: { 'X-Toolgate-CSRF': core.csrf || '' },
-      signal,
-    });
-  } catch (error) {
-    return outcome;
-  }
-  if (!answer || answer.observed !== true) {
-    if (!mark.sent()) {
-      mark.forget();
-    }
-    return outcome;
-  }
-  if (answer.ok !== true) {
-    const error = answer.error || {};
-    const details = Array.isArray(error.messages)
-      ? error.messages.map((message) => ({ path: '', message: String(message) }))
-      : undefined;
-    return failure(String(error.code || 'rejected_by_site'), String(error.message || 'the site refused the submission'), details);
-  }
-  const own = outcome.ok ? outcome.result : null;
-  const placeholder = own === null || own === undefined || (typeof own === 'object' && own.submitted === true);
-  return { ok: true, result: placeholder ? jsonClone(answer.result) : own };
 }
 
 // ---- visibility -------------------------------------------------------------------------------

@@ -11,7 +11,8 @@
 // needs approval the hidden inputs `__toolgate_call` and `__toolgate_approval` for the proxy's
 // approval check (added when its submit event starts, removed in the next task). The event gets
 // `toolgateApproval` ({callId, token}) for pages that send the submission themselves (see
-// injector/runtime/README.md).
+// injector/runtime/README.md). And `withSiteAnswer`: once a marked call settles, what the gateway
+// saw the site answer (`/.toolgate/agent/outcomes/{call}`) becomes the call's outcome.
 
 const DeclarativeForms = (() => {
   const { describe, observe, readForm, attr, controlsOf } = formDerivation;
@@ -422,3 +423,45 @@ const submissionMarks = (() => {
   window.addEventListener('submit', onSubmit, true);
   return Object.freeze({ set });
 })();
+
+const OUTCOMES_URL = '/.toolgate/agent/outcomes/';
+
+/**
+ * What the site answered a form tool's submission, when the gateway saw one (the call's own
+ * outcome otherwise): a refusal becomes the call's error (`rejected_by_site` with the site's
+ * messages); an accepted submission keeps the page's own result, or, where the page gave none
+ * (the form navigated), gets the landing URL and title.
+ */
+async function withSiteAnswer(mark, outcome, signal) {
+  // The mark learns in a task after the submit event whether the browser sends the submission.
+  await new Promise((resolve) => { setTimeout(resolve, 0); });
+  // A submission the browser sent may still be on its way to the gateway; one the page cancelled
+  // to send itself has reached it by now, or never will.
+  const query = mark.sent() ? '' : '?arrival=0';
+  let answer;
+  try {
+    answer = await fetchJson(`${OUTCOMES_URL}${encodeURIComponent(mark.callId)}${query}`, {
+      method: 'GET',
+      headers: { 'X-Toolgate-CSRF': core.csrf || '' },
+      signal,
+    });
+  } catch (error) {
+    return outcome;
+  }
+  if (!answer || answer.observed !== true) {
+    if (!mark.sent()) {
+      mark.forget();
+    }
+    return outcome;
+  }
+  if (answer.ok !== true) {
+    const error = answer.error || {};
+    const details = Array.isArray(error.messages)
+      ? error.messages.map((message) => ({ path: '', message: String(message) }))
+      : undefined;
+    return failure(String(error.code || 'rejected_by_site'), String(error.message || 'the site refused the submission'), details);
+  }
+  const own = outcome.ok ? outcome.result : null;
+  const placeholder = own === null || own === undefined || (typeof own === 'object' && own.submitted === true);
+  return { ok: true, result: placeholder ? jsonClone(answer.result) : own };
+}
