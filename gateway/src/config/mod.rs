@@ -10,6 +10,7 @@ pub mod secrets;
 
 mod agent;
 mod dashboard;
+mod document;
 pub mod forms;
 mod llm;
 mod problem;
@@ -225,9 +226,9 @@ impl Config {
     /// Parses configuration text; `file` names it in problems.
     pub fn parse(text: &str, file: &str) -> Result<Self, ConfigError> {
         let lines = LineIndex::new(text);
-        let raw = deserialize(text, &lines)
-            .map_err(|problem| ConfigError { file: file.to_owned(), problems: vec![problem] })?;
-        let mut checker = Checker { lines: &lines, problems: Vec::new() };
+        let (raw, unknown_keys) = document::deserialize(text, &lines)
+            .map_err(|problems| ConfigError { file: file.to_owned(), problems })?;
+        let mut checker = Checker { lines: &lines, problems: unknown_keys };
         let config = checker.convert(raw);
         match config {
             Some(config) if checker.problems.is_empty() => Ok(config),
@@ -242,24 +243,6 @@ impl Config {
     pub fn site_for_host(&self, host: &str) -> Option<&Site> {
         self.sites.iter().find(|site| site.host == host)
     }
-}
-
-/// Structural parsing: TOML syntax, types, unknown keys. Serde stops at the first of these.
-fn deserialize(text: &str, lines: &LineIndex) -> Result<RawConfig, Problem> {
-    let deserializer = toml::de::Deserializer::parse(text).map_err(|error| Problem {
-        line: error.span().map(|span| lines.line_of(span.start)),
-        key: String::new(),
-        message: error.message().trim().to_owned(),
-    })?;
-    serde_path_to_error::deserialize(deserializer).map_err(|error| {
-        let key = error.path().to_string();
-        let inner = error.into_inner();
-        Problem {
-            line: inner.span().map(|span| lines.line_of(span.start)),
-            key: if key == "." { String::new() } else { key },
-            message: inner.message().trim().to_owned(),
-        }
-    })
 }
 
 /// Semantic checks: every problem is collected, the conversion goes on past each one.

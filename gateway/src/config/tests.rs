@@ -42,11 +42,14 @@ fn good_file_converts_with_defaults() {
 fn unknown_key_names_line_and_key() {
     let text = GOOD.replace("upstream = \"http", "upstreams = \"http");
     let error = Config::parse(&text, "bad.toml").expect_err("unknown key");
-    assert_eq!(error.problems.len(), 1);
-    let problem = &error.problems[0];
+    assert_eq!(error.problems.len(), 2, "{error}");
+    let problem = &error.problems[1];
     assert_eq!(problem.line, Some(20));
-    assert!(problem.key.contains("sites"), "{problem}");
+    assert_eq!(problem.key, "sites.tasks.upstreams", "{problem}");
     assert!(problem.message.contains("unknown field `upstreams`"), "{problem}");
+    // The misspelt key leaves the real one missing, and the site's table says so.
+    assert_eq!(error.problems[0].key, "sites.tasks", "{error}");
+    assert!(error.problems[0].message.contains("missing field `upstream`"), "{error}");
 }
 
 #[test]
