@@ -121,7 +121,7 @@ pub fn logout_form(csrf: &str) -> String {
     logout_markup(csrf).into_string()
 }
 
-fn logout_markup(csrf: &str) -> Markup {
+pub(crate) fn logout_markup(csrf: &str) -> Markup {
     let mut html = Html::new();
     html.raw("<form method=\"post\" action=\"").raw(LOGOUT_PATH).raw("\" class=\"logout\">");
     csrf_input(&mut html, csrf);

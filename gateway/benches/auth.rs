@@ -34,6 +34,7 @@ fn session_cookie(criterion: &mut Criterion) {
     };
     let tokens = oidc::Tokens {
         claims: None,
+        id_token: None,
         refresh_token: None,
         expires_at: gateway::support::clock::unix_now() + 3600,
     };

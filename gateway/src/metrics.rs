@@ -44,7 +44,8 @@ pub struct Metrics {
     pub audit_records: IntCounter,
     /// Audit batches that could not be written.
     pub audit_write_failures: IntCounter,
-    /// Sign-in events by outcome (`login`, `login_failed`, `logout`, `refreshed`, `refresh_failed`).
+    /// Sign-in events by outcome (`login`, `login_failed`, `logout`, `backchannel_logout`,
+    /// `backchannel_refused`, `refreshed`, `refresh_failed`).
     pub sign_ins: IntCounterVec,
     /// `toolgate_catalog_decisions_total{site, kind, decision}`: what pages were told to show.
     pub catalog_decisions: IntCounterVec,
@@ -236,7 +237,18 @@ impl Metrics {
             zero(&policy_reloads, &["applied", "rejected"]);
             zero(&config_reloads, &["applied", "rejected"]);
             zero(&tls_reloads, &["applied", "rejected"]);
-            zero(&sign_ins, &["login", "login_failed", "logout", "refreshed", "refresh_failed"]);
+            zero(
+                &sign_ins,
+                &[
+                    "login",
+                    "login_failed",
+                    "logout",
+                    "backchannel_logout",
+                    "backchannel_refused",
+                    "refreshed",
+                    "refresh_failed",
+                ],
+            );
             zero(&llm_tokens, &["input", "output"]);
             zero(&approvals, &["requested", "approved", "denied", "expired", "consumed"]);
             zero(&store_backups, &["completed", "failed", "refused"]);

@@ -2,10 +2,11 @@
 //! generic error page. Neither has navigation or any admin data.
 
 use crate::html::Html;
-use crate::layout::bare_page;
+use crate::layout::{bare_page, logout_markup};
 
-/// The 403 page: who is signed in and why they may not enter, nothing else.
-pub fn forbidden(user: &str, reason: &str) -> String {
+/// The 403 page: who is signed in, why they may not enter, and a way to sign out (to sign in as
+/// someone else on a shared machine); nothing else.
+pub fn forbidden(user: &str, reason: &str, logout_csrf: &str) -> String {
     let mut html = Html::new();
     html.raw("<p>You are signed in as <span class=\"user\">")
         .text(user)
@@ -14,6 +15,7 @@ pub fn forbidden(user: &str, reason: &str) -> String {
         .raw(
             "</p><p>Ask an administrator to add you to one of the dashboard's groups if you need access.</p>",
         );
+    html.markup(&logout_markup(logout_csrf));
     bare_page("Access denied", &html.finish())
 }
 
@@ -33,9 +35,12 @@ mod tests {
 
     #[test]
     fn forbidden_has_no_navigation_and_no_admin_links() {
-        let out = forbidden("dave", "you are in none of the dashboard's groups");
+        let out = forbidden("dave", "you are in none of the dashboard's groups", "token-1");
         assert!(out.contains("<h1>Access denied</h1>") && out.contains("dave"));
-        assert!(!out.contains("<nav") && !out.contains("<form"));
+        assert!(!out.contains("<nav"));
+        // One form: signing out, with this session's token.
+        assert_eq!(out.matches("<form").count(), 1, "{out}");
+        assert!(out.contains("action=\"/.toolgate/logout\"") && out.contains("value=\"token-1\""), "{out}");
         for path in ["/policies", "/inventory", "/permissions", "/approvals", "/audit"] {
             assert!(!out.contains(path), "{path} linked from the 403 page");
         }
@@ -44,7 +49,7 @@ mod tests {
 
     #[test]
     fn both_pages_escape_everything() {
-        assert_no_injection(&forbidden(EVIL, EVIL));
+        assert_no_injection(&forbidden(EVIL, EVIL, EVIL));
         let out = error_page(EVIL, EVIL);
         assert_no_injection(&out);
         assert!(!out.contains("<nav"));

@@ -10,8 +10,8 @@
 use super::problem::{LineIndex, Problem};
 use super::raw::RawConfig;
 use std::ops::Range;
-use toml::de::{DeTable, DeValue, Deserializer};
 use toml::Spanned;
+use toml::de::{DeTable, DeValue, Deserializer};
 
 /// How many problems one run reports before it stops looking.
 const MAX_PROBLEMS: usize = 100;
@@ -113,16 +113,20 @@ fn remove_value(table: &mut DeTable<'_>, span: &Range<usize>, parent: &str) -> O
         }
         let deeper = match value.get_mut() {
             DeValue::Table(inner) => remove_value(inner, span, &path),
-            DeValue::Array(array) => array.iter_mut().enumerate().find_map(|(index, item)| match item.get_mut() {
-                DeValue::Table(inner) => remove_value(inner, span, &format!("{path}[{index}]")),
-                _ => None,
-            }),
+            DeValue::Array(array) => {
+                array.iter_mut().enumerate().find_map(|(index, item)| match item.get_mut() {
+                    DeValue::Table(inner) => remove_value(inner, span, &format!("{path}[{index}]")),
+                    _ => None,
+                })
+            }
             _ => None,
         };
         if deeper.is_some() {
             return deeper;
         }
-        if contains(&value.span(), span) && (!is_container(value.get_ref()) || is_plain_array(value.get_ref())) {
+        if contains(&value.span(), span)
+            && (!is_container(value.get_ref()) || is_plain_array(value.get_ref()))
+        {
             found = Some(key.clone());
             break;
         }
@@ -141,10 +145,12 @@ fn path_of_value(table: &DeTable<'_>, span: &Range<usize>, parent: &str) -> Opti
         }
         match value.get_ref() {
             DeValue::Table(inner) => path_of_value(inner, span, &path),
-            DeValue::Array(array) => array.iter().enumerate().find_map(|(index, item)| match item.get_ref() {
-                DeValue::Table(inner) => path_of_value(inner, span, &format!("{path}[{index}]")),
-                _ => None,
-            }),
+            DeValue::Array(array) => {
+                array.iter().enumerate().find_map(|(index, item)| match item.get_ref() {
+                    DeValue::Table(inner) => path_of_value(inner, span, &format!("{path}[{index}]")),
+                    _ => None,
+                })
+            }
             _ => None,
         }
     })
@@ -164,7 +170,8 @@ fn contains(outer: &Range<usize>, inner: &Range<usize>) -> bool {
 
 /// `parent.key`, with the key quoted as TOML does when it is not a bare key.
 fn join(parent: &str, key: &str) -> String {
-    let bare = !key.is_empty() && key.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    let bare = !key.is_empty()
+        && key.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
     let key = if bare { key.to_owned() } else { format!("{key:?}") };
     if parent.is_empty() { key } else { format!("{parent}.{key}") }
 }

@@ -160,6 +160,8 @@ pub struct RawSso {
     pub session_keys: Vec<Spanned<String>>,
     #[serde(default)]
     pub assertion_keys: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub provider_logout: Option<bool>,
 }
 
 /// `[sso.claims]`: which token claims carry the user id, email, groups and display name.

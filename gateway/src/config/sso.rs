@@ -34,6 +34,9 @@ pub struct SsoConfig {
     /// Upstream assertion signing keys (PKCS#8 PEM, P-256), current first; all are published.
     /// Empty: a random key per process.
     pub assertion_keys: Vec<SecretRef>,
+    /// Signing out also ends the provider's session (RP-initiated logout at its
+    /// `end_session_endpoint`, when it publishes one). Default on.
+    pub provider_logout: bool,
 }
 
 /// Which claims carry the identity.
@@ -130,6 +133,7 @@ impl super::Checker<'_> {
             key_refetch_interval: key_refetch_interval?,
             session_keys,
             assertion_keys,
+            provider_logout: raw.provider_logout.unwrap_or(true),
         })
     }
 }

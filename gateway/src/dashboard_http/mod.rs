@@ -129,6 +129,7 @@ pub async fn handle(
         return respond::forbidden(
             &identity.user,
             "Your groups do not include the dashboard's administrators, auditors or approvers.",
+            &sso.keys.csrf_token(&session.id),
         );
     }
     let csrf = sso.keys.csrf_token(&access::csrf_binding(&session.id));
@@ -141,7 +142,7 @@ pub async fn handle(
         // Unlike sign-out, a form with neither `Origin` nor `Referer` is refused: browsers send
         // `Origin` on every form POST, so its absence means something else built the request.
         if !sso::login::same_origin_request(&request, secure, false) {
-            return respond::csrf_refused(&caller.identity.user);
+            return respond::csrf_refused(&caller.identity.user, &caller.logout_csrf);
         }
         let form = match Form::read(request, gateway.config.timeouts.body_idle).await {
             Ok(form) => form,
@@ -157,7 +158,7 @@ pub async fn handle(
             .get("csrf")
             .is_some_and(|token| sso.keys.verify_csrf(&access::csrf_binding(&session.id), token));
         if !token_ok {
-            return respond::csrf_refused(&caller.identity.user);
+            return respond::csrf_refused(&caller.identity.user, &caller.logout_csrf);
         }
         return post(&context, &path, &form).await;
     }

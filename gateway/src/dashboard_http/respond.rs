@@ -86,8 +86,8 @@ pub(super) fn not_found() -> Response<ProxyBody> {
 }
 
 /// 403 for a signed-in user without any dashboard role: no navigation, no data.
-pub(super) fn forbidden(user: &str, reason: &str) -> Response<ProxyBody> {
-    page(StatusCode::FORBIDDEN, dashboard::forbidden(user, reason))
+pub(super) fn forbidden(user: &str, reason: &str, logout_csrf: &str) -> Response<ProxyBody> {
+    page(StatusCode::FORBIDDEN, dashboard::forbidden(user, reason, logout_csrf))
 }
 
 /// 403 for a page the caller's roles do not open.
@@ -96,11 +96,12 @@ pub(super) fn role_refused() -> Response<ProxyBody> {
 }
 
 /// 403 for a form without this session's dashboard token or from another origin.
-pub(super) fn csrf_refused(user: &str) -> Response<ProxyBody> {
+pub(super) fn csrf_refused(user: &str, logout_csrf: &str) -> Response<ProxyBody> {
     forbidden(
         user,
         "The form did not carry this session's dashboard token, or did not come from the dashboard. \
          Nothing was changed; open the page again and resubmit.",
+        logout_csrf,
     )
 }
 

@@ -63,6 +63,10 @@ pub enum ProxyError {
     /// The identity provider or the session store is unavailable: nothing is let through.
     #[error("sign-in unavailable")]
     SsoUnavailable,
+    /// The identity provider answers, but not as the configuration says (another issuer, no
+    /// discovery document at the configured address): an operator must fix `sso.issuer`.
+    #[error("sign-in misconfigured")]
+    SsoMisconfigured,
     /// A state-changing request without a valid CSRF token.
     #[error("CSRF check failed")]
     CsrfFailed,
@@ -103,6 +107,7 @@ impl ProxyError {
             Self::Forbidden => "forbidden",
             Self::LoginFailed => "login_failed",
             Self::SsoUnavailable => "sso_unavailable",
+            Self::SsoMisconfigured => "sso_misconfigured",
             Self::CsrfFailed => "csrf_failed",
             Self::AuditUnavailable => "audit_unavailable",
             Self::SubmissionUnapproved(reason) | Self::SubmissionUncheckable(reason) => reason,
@@ -118,9 +123,10 @@ impl ProxyError {
             Self::Unauthenticated | Self::LoginFailed => StatusCode::UNAUTHORIZED,
             Self::Forbidden | Self::CsrfFailed | Self::SubmissionUnapproved(_) => StatusCode::FORBIDDEN,
             Self::SubmissionTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::SsoUnavailable | Self::AuditUnavailable | Self::SubmissionUncheckable(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            Self::SsoUnavailable
+            | Self::SsoMisconfigured
+            | Self::AuditUnavailable
+            | Self::SubmissionUncheckable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::UpstreamConnectTimeout | Self::UpstreamHeadersTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::UpstreamRefused
             | Self::UpstreamUnreachable
@@ -234,6 +240,13 @@ impl ProxyError {
                 "Sign-in unavailable",
                 "The corporate sign-in service cannot be reached right now, so nothing can be opened. \
                  Try again in a minute."
+                    .into(),
+            ),
+            Self::SsoMisconfigured => (
+                "Sign-in misconfigured",
+                "The corporate sign-in service answers, but not as this gateway is configured to expect \
+                 (a configuration mismatch, not an outage), so nobody can sign in. The gateway's operators \
+                 have the details in its log."
                     .into(),
             ),
             Self::AuditUnavailable => (

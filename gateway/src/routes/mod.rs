@@ -10,7 +10,8 @@
 //! | the gateway's host | `/v1/…` | `openai` |
 //! | the gateway's host | `/.toolgate/approvals…` | `approvals_http::api` |
 //! | the gateway's host | `/.toolgate/audit/records` | `sso::audit_api` |
-//! | the gateway's host | anything else | `sso::login::gateway_host` (login, callback, keys) |
+//! | the gateway's host | `/.toolgate/backchannel-logout` | `sso::backchannel` (the provider's logout tokens) |
+//! | the gateway's host | anything else | `sso::login::gateway_host` (login, callback, signed-out page, keys) |
 //! | any other host, or none | | 404 / 400 |
 //!
 //! Without SSO (`insecure_no_sso`) only site hosts are served. Only `app` (the listener)
@@ -50,6 +51,8 @@ enum Destination {
     Approvals,
     /// The audit query API for reader groups.
     AuditRecords,
+    /// OpenID Connect back-channel logout, from the provider.
+    BackchannelLogout,
     /// Sign-in on the gateway's host: login, callback, keys.
     SignIn,
     /// A host the gateway does not serve, or no host at all.
@@ -75,6 +78,8 @@ fn destination(gateway: &Gateway, site_known: bool, host: Option<&str>, path: &s
         Destination::Approvals
     } else if path == sso::audit_api::PATH {
         Destination::AuditRecords
+    } else if path == sso::backchannel::PATH {
+        Destination::BackchannelLogout
     } else {
         Destination::SignIn
     }
@@ -137,6 +142,9 @@ pub async fn handle(
                     Ok(response) => (response, Route::Reserved),
                     Err(error) => failed(error),
                 }
+            }
+            (Destination::BackchannelLogout, _, Some(sso)) => {
+                (sso::backchannel::handle(sso, request).await, Route::Reserved)
             }
             (Destination::SignIn, _, Some(sso)) => {
                 match sso::login::gateway_host(sso, &request, secure).await {

@@ -60,7 +60,7 @@ pub async fn verify(
     let key = match oidc.key(kid).await {
         Ok(Some(key)) => key,
         Ok(None) => return Err(BearerError::UnknownKey),
-        Err(OidcError::Unavailable(_)) => return Err(BearerError::Unavailable),
+        Err(OidcError::Unavailable(_) | OidcError::Misconfigured(_)) => return Err(BearerError::Unavailable),
         Err(OidcError::Rejected(_)) => return Err(BearerError::UnknownKey),
     };
     verify_with_key(token, &header, &key, oidc.issuer(), audiences)

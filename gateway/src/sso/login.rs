@@ -29,6 +29,8 @@ const LOGIN_SECONDS: u64 = 600;
 const HANDOFF_SECONDS: u64 = 60;
 /// Largest form body accepted on sign-in endpoints.
 const MAX_FORM: usize = 4096;
+/// Where the provider returns the browser after signing it out (on the gateway's host).
+pub const SIGNED_OUT_PATH: &str = "/.toolgate/signed-out";
 
 /// Answers a sign-in request on the gateway's own host (login, callback, keys).
 pub async fn gateway_host(
@@ -57,8 +59,20 @@ pub async fn gateway_host(
             result
         }
         (&Method::GET, "/.toolgate/jwks.json") => Ok(json(StatusCode::OK, sso.assertion.jwks())),
+        (&Method::GET, SIGNED_OUT_PATH) => Ok(signed_out_page(secure, SIGNED_OUT_EVERYWHERE)),
         _ => Err(ProxyError::NotFound),
     }
+}
+
+const SIGNED_OUT_HERE: &str = "You are signed out of every site behind this gateway.";
+const SIGNED_OUT_EVERYWHERE: &str =
+    "You are signed out of every site behind this gateway and of the corporate sign-in.";
+
+/// The "signed out" page; it also clears this host's session cookie.
+fn signed_out_page(secure: bool, what: &str) -> Response<ProxyBody> {
+    let mut response = html(StatusCode::OK, page("Signed out", &format!("<p>{}</p>", escape_html(what))));
+    append_cookie(&mut response, cookies::set_cookie(CookieKind::Session, secure, "", 0));
+    response
 }
 
 /// Who is calling, by bearer token or session; 401 when neither.
@@ -330,11 +344,17 @@ async fn logout(
     sso.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
     sso.revoke(&session.id).map_err(|_| ProxyError::SsoUnavailable)?;
     sso.record("logout");
-    tracing::info!(outcome = "logout", "user signed out");
-    let mut response = html(
-        StatusCode::OK,
-        page("Signed out", "<p>You are signed out of every site behind this gateway.</p>"),
-    );
+    // The provider's session would sign the user straight back in: end it too when it can be.
+    let Some(provider_logout) = sso.provider_logout_url(&session.record).await else {
+        tracing::info!(outcome = "logout", provider = false, "user signed out");
+        return Ok(signed_out_page(secure, SIGNED_OUT_HERE));
+    };
+    tracing::info!(outcome = "logout", provider = true, "user signed out; ending the provider's session");
+    let mut response = Response::new(body::empty());
+    *response.status_mut() = StatusCode::SEE_OTHER;
+    let location = HeaderValue::from_str(&provider_logout).map_err(|_| ProxyError::SsoMisconfigured)?;
+    response.headers_mut().insert(header::LOCATION, location);
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     append_cookie(&mut response, cookies::set_cookie(CookieKind::Session, secure, "", 0));
     Ok(response)
 }
@@ -352,6 +372,8 @@ fn oidc_failure(error: OidcError) -> ProxyError {
             tracing::warn!(reason = %reason, "identity provider unavailable");
             ProxyError::SsoUnavailable
         }
+        // Discovery logged the details.
+        OidcError::Misconfigured(_) => ProxyError::SsoMisconfigured,
         OidcError::Rejected(reason) => {
             tracing::info!(reason = %reason, "sign-in rejected");
             ProxyError::LoginFailed

@@ -17,6 +17,7 @@
 
 pub mod assertion;
 pub mod audit_api;
+pub mod backchannel;
 pub mod bearer;
 pub mod cookies;
 pub mod http;
@@ -30,6 +31,7 @@ pub mod session;
 use crate::config::{Config, SsoConfig};
 use crate::store::{Store, StoreError, Table};
 use crate::support::clock::unix_now;
+use crate::support::keyed_lock::KeyedLocks;
 use ::http::HeaderMap;
 use assertion::{AssertionKeyError, AssertionSigner};
 use cookies::CookieKind;
@@ -97,8 +99,10 @@ pub struct Sso {
     pub audit: Arc<crate::audit::AuditLog>,
     /// Bearer tokens already verified (API clients reuse a token for its whole lifetime).
     verified_tokens: bearer::VerifiedTokens,
-    /// One refresh per session at a time.
-    refresh_locks: Vec<tokio::sync::Mutex<()>>,
+    /// One refresh per session at a time; different sessions never wait on each other.
+    refresh_locks: KeyedLocks<SessionId>,
+    /// Back-channel logout tokens already used.
+    used_logout_tokens: backchannel::UsedTokens,
 }
 
 impl Sso {
@@ -124,7 +128,8 @@ impl Sso {
             metrics,
             audit,
             verified_tokens: bearer::VerifiedTokens::default(),
-            refresh_locks: (0..REFRESH_LOCKS).map(|_| tokio::sync::Mutex::new(())).collect(),
+            refresh_locks: KeyedLocks::default(),
+            used_logout_tokens: backchannel::UsedTokens::default(),
         })
     }
 
@@ -176,12 +181,22 @@ impl Sso {
     pub fn create_session(&self, identity: Identity, tokens: &oidc::Tokens) -> Result<SessionId, StoreError> {
         let now = unix_now();
         let id = crate::support::random::random_bytes::<32>();
+        let claim = |name: &str| {
+            let claims = tokens.claims.as_ref()?;
+            claims.get(name).and_then(serde_json::Value::as_str).map(str::to_owned)
+        };
         let record = SessionRecord {
             identity,
             created_at: now,
             expires_at: now + self.config.session_lifetime.as_secs(),
             refresh_after: tokens.refresh_token.as_ref().map(|_| refresh_due(tokens.expires_at, now)),
-            refresh_token: tokens.refresh_token.as_deref().map(|token| self.seal_refresh_token(token)),
+            refresh_token: tokens
+                .refresh_token
+                .as_deref()
+                .map(|token| self.seal(REFRESH_TOKEN_PURPOSE, token)),
+            subject: claim("sub"),
+            provider_session: claim("sid"),
+            id_token: tokens.id_token.as_deref().map(|token| self.seal(ID_TOKEN_PURPOSE, token)),
         };
         session::put(self.store.as_ref(), Table::Sessions, &id, &record)?;
         Ok(id)
@@ -201,13 +216,42 @@ impl Sso {
             + session::sweep::<session::Handoff>(store, Table::Handoffs, now)?)
     }
 
-    /// Refresh tokens are sealed at rest: a copy of the store yields no usable provider tokens.
-    fn seal_refresh_token(&self, token: &str) -> String {
-        self.keys.seal(REFRESH_TOKEN_PURPOSE, token.as_bytes())
+    /// Provider tokens are sealed at rest: a copy of the store yields none of them.
+    fn seal(&self, purpose: &str, token: &str) -> String {
+        self.keys.seal(purpose, token.as_bytes())
     }
 
-    fn open_refresh_token(&self, sealed: &str) -> Option<String> {
-        String::from_utf8(self.keys.open(REFRESH_TOKEN_PURPOSE, sealed)?).ok()
+    fn open(&self, purpose: &str, sealed: &str) -> Option<String> {
+        String::from_utf8(self.keys.open(purpose, sealed)?).ok()
+    }
+
+    /// Where to send the browser after a sign-out so the provider's session ends too
+    /// (RP-initiated logout): its `end_session_endpoint` with `id_token_hint`, `client_id` and
+    /// `post_logout_redirect_uri`. `None` when `sso.provider_logout` is off or the provider
+    /// publishes no such endpoint.
+    pub async fn provider_logout_url(&self, record: &SessionRecord) -> Option<String> {
+        if !self.config.provider_logout {
+            return None;
+        }
+        let endpoint = self.oidc.end_session_endpoint().await?;
+        let mut url = url::Url::parse(&endpoint).ok()?;
+        {
+            let mut query = url.query_pairs_mut();
+            if let Some(id_token) =
+                record.id_token.as_deref().and_then(|sealed| self.open(ID_TOKEN_PURPOSE, sealed))
+            {
+                query.append_pair("id_token_hint", &id_token);
+            }
+            query.append_pair("client_id", &self.config.client_id);
+            query.append_pair("post_logout_redirect_uri", &self.signed_out_url());
+        }
+        Some(url.into())
+    }
+
+    /// The page the provider returns to after signing the user out
+    /// (`{public_url}/.toolgate/signed-out`); register it with the provider.
+    pub fn signed_out_url(&self) -> String {
+        format!("{}{}", self.public_origin, login::SIGNED_OUT_PATH)
     }
 
     /// A keyed digest of a session id for audit records (the id itself is a credential).
@@ -239,7 +283,7 @@ impl Sso {
     /// nobody changed or removed it meanwhile (a logout while the provider answered stays a
     /// logout).
     async fn refresh(&self, id: SessionId, now: u64) -> Result<Session, SessionFailure> {
-        let _turn = self.refresh_locks[usize::from(id[0]) % REFRESH_LOCKS].lock().await;
+        let _turn = self.refresh_locks.lock(id).await;
         let (mut record, stored): (SessionRecord, Vec<u8>) =
             session::get_with_bytes(self.store.as_ref(), Table::Sessions, &id, now)
                 .map_err(store_unavailable)?
@@ -249,7 +293,7 @@ impl Sso {
             return Ok(Session { id, record });
         }
         let Some(refresh_token) =
-            record.refresh_token.as_deref().and_then(|sealed| self.open_refresh_token(sealed))
+            record.refresh_token.as_deref().and_then(|sealed| self.open(REFRESH_TOKEN_PURPOSE, sealed))
         else {
             self.end_session_if_unchanged(&id, &stored);
             return Err(SessionFailure::Missing);
@@ -267,7 +311,10 @@ impl Sso {
                     }
                 }
                 record.refresh_token =
-                    tokens.refresh_token.as_deref().map(|token| self.seal_refresh_token(token));
+                    tokens.refresh_token.as_deref().map(|token| self.seal(REFRESH_TOKEN_PURPOSE, token));
+                if let Some(id_token) = &tokens.id_token {
+                    record.id_token = Some(self.seal(ID_TOKEN_PURPOSE, id_token));
+                }
                 record.refresh_after = Some(refresh_due(tokens.expires_at, now));
                 let replaced = session::replace(self.store.as_ref(), Table::Sessions, &id, &stored, &record)
                     .map_err(store_unavailable)?;
@@ -284,6 +331,7 @@ impl Sso {
                 // (which itself fails closed while the provider is down).
                 let reason = match error {
                     OidcError::Unavailable(_) => "provider_unavailable",
+                    OidcError::Misconfigured(_) => "provider_misconfigured",
                     OidcError::Rejected(_) => "rejected",
                 };
                 self.record("refresh_failed");
@@ -301,11 +349,10 @@ impl Sso {
     }
 }
 
-/// Refreshes are serialised per session through this many locks (by the id's first byte).
-const REFRESH_LOCKS: usize = 64;
-
 /// The purpose refresh tokens are sealed for in the store.
 const REFRESH_TOKEN_PURPOSE: &str = "toolgate refresh token";
+/// The purpose ID tokens are sealed for in the store.
+const ID_TOKEN_PURPOSE: &str = "toolgate id token";
 
 /// When to refresh: a minute before expiry, or half-way through a token shorter than two
 /// minutes, and never in the past.

@@ -2,31 +2,42 @@
 //! with PKCE, state and nonce, the code exchange, ID token verification with pinned algorithms,
 //! and token refresh. The provider's metadata and keys are cached; an unknown key id triggers a
 //! refetch at most once per `sso.key_refetch_interval`.
+//!
+//! Fetch first, then swap: a discovery or key refetch runs without holding anything readers
+//! need, and the new provider replaces the old one in a single pointer swap. A request that has
+//! a provider never waits on the network for another's refetch.
 
 use super::http::IdpHttp;
 use crate::config::SsoConfig;
 use crate::support::clock::unix_now;
 use jsonwebtoken::Algorithm;
 use openidconnect::core::{
-    CoreAuthenticationFlow, CoreClient, CoreJwsSigningAlgorithm, CoreProviderMetadata,
+    CoreAuthDisplay, CoreAuthenticationFlow, CoreClaimName, CoreClaimType, CoreClient, CoreClientAuthMethod,
+    CoreGrantType, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm, CoreJweKeyManagementAlgorithm,
+    CoreJwsSigningAlgorithm, CoreResponseMode, CoreResponseType, CoreSubjectIdentifierType,
 };
 use openidconnect::{
     AuthorizationCode, ClientId, ClientSecret, CsrfToken, IssuerUrl, Nonce, OAuth2TokenResponse,
     PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RefreshToken, Scope, TokenResponse,
 };
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 /// After a failed discovery, the next attempt waits at least this long.
 const DISCOVERY_RETRY: Duration = Duration::from_secs(5);
 
 /// Why talking to the identity provider failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum OidcError {
     /// The provider cannot be reached or answered nonsense; nothing can be verified (503).
     #[error("identity provider unavailable: {0}")]
     Unavailable(String),
+    /// The provider answered, but not as the configuration says it should: its discovery
+    /// document names another issuer, or is missing or malformed at the configured issuer's
+    /// address. Retrying will not help; an operator must fix `sso.issuer` (503).
+    #[error("identity provider configuration mismatch: {0}")]
+    Misconfigured(String),
     /// The provider refused (bad code, expired refresh token) or the token did not verify.
     #[error("sign-in rejected: {0}")]
     Rejected(String),
@@ -36,6 +47,8 @@ pub enum OidcError {
 pub struct Tokens {
     /// Verified ID token claims (`None` when a refresh returned no ID token).
     pub claims: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The ID token itself, for `id_token_hint` at sign-out (`None` with `claims`).
+    pub id_token: Option<String>,
     /// The refresh token to use next, if any.
     pub refresh_token: Option<String>,
     /// When the tokens expire (UNIX seconds).
@@ -54,8 +67,34 @@ pub struct Authorization {
     pub verifier: String,
 }
 
+/// Discovery fields openidconnect does not model, which the gateway uses.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
+struct ExtraMetadata {
+    /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0).
+    #[serde(default)]
+    end_session_endpoint: Option<String>,
+}
+
+impl openidconnect::AdditionalProviderMetadata for ExtraMetadata {}
+
+/// The provider's discovery document.
+type Metadata = openidconnect::ProviderMetadata<
+    ExtraMetadata,
+    CoreAuthDisplay,
+    CoreClientAuthMethod,
+    CoreClaimName,
+    CoreClaimType,
+    CoreGrantType,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJweKeyManagementAlgorithm,
+    CoreJsonWebKey,
+    CoreResponseMode,
+    CoreResponseType,
+    CoreSubjectIdentifierType,
+>;
+
 struct Provider {
-    metadata: CoreProviderMetadata,
+    metadata: Metadata,
     jwks: Vec<(String, jsonwebtoken::jwk::Jwk)>,
     fetched: Instant,
 }
@@ -70,8 +109,12 @@ pub struct Oidc {
     algorithms: Vec<Algorithm>,
     key_refetch_interval: Duration,
     http: IdpHttp,
-    provider: tokio::sync::RwLock<Option<Arc<Provider>>>,
-    last_attempt: Mutex<Option<Instant>>,
+    /// The provider in use: read and swapped, never held across a network call.
+    provider: RwLock<Option<Arc<Provider>>>,
+    /// One discovery or refetch at a time; only requests that need a new provider wait here.
+    fetching: tokio::sync::Mutex<()>,
+    /// The last failed first discovery, answered again until `DISCOVERY_RETRY` has passed.
+    last_failure: Mutex<Option<(Instant, OidcError)>>,
 }
 
 impl Oidc {
@@ -88,8 +131,9 @@ impl Oidc {
             algorithms: config.algorithms.clone(),
             key_refetch_interval: config.key_refetch_interval,
             http: IdpHttp::new(),
-            provider: tokio::sync::RwLock::new(None),
-            last_attempt: Mutex::new(None),
+            provider: RwLock::new(None),
+            fetching: tokio::sync::Mutex::new(()),
+            last_failure: Mutex::new(None),
         })
     }
 
@@ -137,6 +181,7 @@ impl Oidc {
         let expires_at = claims.get("exp").and_then(serde_json::Value::as_u64).unwrap_or_default();
         Ok(Tokens {
             claims: Some(claims),
+            id_token: Some(id_token.to_string()),
             refresh_token: response.refresh_token().map(|token| token.secret().clone()),
             expires_at,
         })
@@ -161,6 +206,7 @@ impl Oidc {
             .and_then(|claims| claims.get("exp").and_then(serde_json::Value::as_u64))
             .unwrap_or_else(|| unix_now() + lifetime.as_secs());
         Ok(Tokens {
+            id_token: claims.as_ref().and(response.id_token()).map(ToString::to_string),
             claims,
             refresh_token: Some(
                 response
@@ -188,9 +234,8 @@ impl Oidc {
 
     /// The provider's end-session endpoint, if it has one.
     pub async fn end_session_endpoint(&self) -> Option<String> {
-        let provider = self.provider.read().await.clone()?;
-        let metadata = serde_json::to_value(&provider.metadata).ok()?;
-        metadata.get("end_session_endpoint")?.as_str().map(str::to_owned)
+        let provider = self.provider().await.ok()?;
+        provider.metadata.additional_metadata().end_session_endpoint.clone()
     }
 
     async fn verify_id_token(
@@ -242,55 +287,115 @@ impl Oidc {
         .set_redirect_uri(self.redirect.clone())
     }
 
-    /// The cached provider, discovering it first if needed.
-    async fn provider(&self) -> Result<Arc<Provider>, OidcError> {
-        if let Some(provider) = self.provider.read().await.clone() {
-            return Ok(provider);
-        }
-        let mut slot = self.provider.write().await;
-        if let Some(provider) = slot.clone() {
-            return Ok(provider);
-        }
-        {
-            let mut last = self.last_attempt.lock().unwrap_or_else(PoisonError::into_inner);
-            if last.is_some_and(|at| at.elapsed() < DISCOVERY_RETRY) {
-                return Err(OidcError::Unavailable("discovery failed recently; retrying shortly".into()));
-            }
-            *last = Some(Instant::now());
-        }
-        let provider = Arc::new(self.discover().await?);
-        *slot = Some(provider.clone());
-        Ok(provider)
+    /// The provider in use, without waiting for anyone.
+    fn current(&self) -> Option<Arc<Provider>> {
+        self.provider.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// Refetches metadata and keys unless `seen` is younger than the refetch interval.
+    fn swap(&self, provider: Arc<Provider>) {
+        *self.provider.write().unwrap_or_else(PoisonError::into_inner) = Some(provider);
+    }
+
+    /// The cached provider, discovering it first if there is none yet.
+    async fn provider(&self) -> Result<Arc<Provider>, OidcError> {
+        if let Some(provider) = self.current() {
+            return Ok(provider);
+        }
+        let _fetching = self.fetching.lock().await;
+        if let Some(provider) = self.current() {
+            return Ok(provider);
+        }
+        if let Some((at, error)) = &*self.last_failure.lock().unwrap_or_else(PoisonError::into_inner)
+            && at.elapsed() < DISCOVERY_RETRY
+        {
+            return Err(error.clone());
+        }
+        match self.discover().await {
+            Ok(provider) => {
+                let provider = Arc::new(provider);
+                self.swap(provider.clone());
+                Ok(provider)
+            }
+            Err(error) => {
+                *self.last_failure.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some((Instant::now(), error.clone()));
+                Err(error)
+            }
+        }
+    }
+
+    /// Refetches metadata and keys unless `seen` is younger than the refetch interval or was
+    /// replaced meanwhile. Requests holding a provider go on using it while this runs.
     async fn refetch(&self, seen: &Arc<Provider>) -> Result<Arc<Provider>, OidcError> {
-        let mut slot = self.provider.write().await;
-        if let Some(current) = slot.clone()
+        let _fetching = self.fetching.lock().await;
+        if let Some(current) = self.current()
             && (!Arc::ptr_eq(&current, seen) || current.fetched.elapsed() < self.key_refetch_interval)
         {
             return Ok(current);
         }
         let provider = Arc::new(self.discover().await?);
         tracing::info!(keys = provider.jwks.len(), "identity provider keys refetched");
-        *slot = Some(provider.clone());
+        self.swap(provider.clone());
         Ok(provider)
     }
 
     async fn discover(&self) -> Result<Provider, OidcError> {
-        let issuer =
-            IssuerUrl::new(self.issuer.clone()).map_err(|error| OidcError::Unavailable(error.to_string()))?;
-        let metadata = CoreProviderMetadata::discover_async(issuer, &self.http)
-            .await
-            .map_err(|error| OidcError::Unavailable(format!("discovery: {error}")))?;
+        let issuer = IssuerUrl::new(self.issuer.clone())
+            .map_err(|error| OidcError::Misconfigured(error.to_string()))?;
+        let metadata = Metadata::discover_async(issuer, &self.http).await.map_err(|error| {
+            let error = discovery_error(error);
+            match &error {
+                OidcError::Misconfigured(reason) => {
+                    tracing::error!(reason = %reason, "identity provider configuration mismatch: check sso.issuer");
+                }
+                other => tracing::warn!(reason = %other, "identity provider discovery failed"),
+            }
+            error
+        })?;
         let jwks = bearer_keys(&metadata);
         Ok(Provider { metadata, jwks, fetched: Instant::now() })
     }
 }
 
+/// A provider that cannot be reached is an outage; one that answers something other than the
+/// configured issuer's discovery document is a configuration mismatch, and is reported as one.
+fn discovery_error<E: std::error::Error + 'static>(error: openidconnect::DiscoveryError<E>) -> OidcError {
+    use openidconnect::DiscoveryError;
+    match error {
+        DiscoveryError::Validation(reason) => {
+            OidcError::Misconfigured(format!("the discovery document does not match sso.issuer: {reason}"))
+        }
+        DiscoveryError::Parse(error) => OidcError::Misconfigured(format!(
+            "the discovery document at sso.issuer is not valid OpenID provider metadata: {error}"
+        )),
+        DiscoveryError::UrlParse(error) => OidcError::Misconfigured(format!("sso.issuer: {error}")),
+        DiscoveryError::Response(status, _, _) if status.is_client_error() => OidcError::Misconfigured(
+            format!("no discovery document at sso.issuer (HTTP {status}); is the issuer URL right?"),
+        ),
+        DiscoveryError::Response(status, _, _) => {
+            OidcError::Unavailable(format!("discovery answered HTTP {status}"))
+        }
+        DiscoveryError::Request(error) => {
+            OidcError::Unavailable(format!("discovery: {}", error_chain(&error)))
+        }
+        other => OidcError::Unavailable(format!("discovery: {other}")),
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// The provider's keys in jsonwebtoken's form, by key id; keys jsonwebtoken cannot use (or
 /// without a `kid`) are skipped.
-fn bearer_keys(metadata: &CoreProviderMetadata) -> Vec<(String, jsonwebtoken::jwk::Jwk)> {
+fn bearer_keys(metadata: &Metadata) -> Vec<(String, jsonwebtoken::jwk::Jwk)> {
     let Ok(set) = serde_json::to_value(metadata.jwks()) else { return Vec::new() };
     let keys = set.get("keys").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
     keys.into_iter()

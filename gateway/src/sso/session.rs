@@ -23,6 +23,16 @@ pub struct SessionRecord {
     pub refresh_token: Option<String>,
     /// When to refresh the tokens (UNIX seconds); `None` without a refresh token.
     pub refresh_after: Option<u64>,
+    /// The provider's `sub` for this user (a back-channel logout may name only it).
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// The provider's session id (`sid` claim), which back-channel logout tokens name.
+    #[serde(default)]
+    pub provider_session: Option<String>,
+    /// The latest ID token, sealed with the session keys: the `id_token_hint` of a sign-out
+    /// at the provider.
+    #[serde(default)]
+    pub id_token: Option<String>,
 }
 
 /// A login between the redirect to the provider and its callback.
@@ -109,6 +119,37 @@ pub fn replace<T: Serialize>(
 ) -> Result<bool, StoreError> {
     let bytes = serde_json::to_vec(record).map_err(|error| StoreError(error.to_string()))?;
     store.compare_and_swap(table, key, Some(old), Some(&bytes))
+}
+
+/// Every live session `wanted` picks, with its id. A full scan, page by page: it serves only
+/// rare events (a back-channel logout), never a request's hot path.
+pub fn find_sessions(
+    store: &dyn Store,
+    now: u64,
+    wanted: &dyn Fn(&SessionRecord) -> bool,
+) -> Result<Vec<SessionId>, StoreError> {
+    const PAGE: usize = 512;
+    let mut found = Vec::new();
+    let mut from = Vec::new();
+    loop {
+        let entries = store.range(Table::Sessions, &from, PAGE)?;
+        let full = entries.len() == PAGE;
+        for (key, bytes) in &entries {
+            let record = live::<SessionRecord>(Some(bytes.clone()), now);
+            if let (Some(record), Ok(id)) = (record, SessionId::try_from(key.as_slice()))
+                && wanted(&record)
+            {
+                found.push(id);
+            }
+        }
+        match entries.last() {
+            Some((last, _)) if full => {
+                from = last.clone();
+                from.push(0);
+            }
+            _ => return Ok(found),
+        }
+    }
 }
 
 /// Reads a live record (expired or unreadable ones count as absent).

@@ -93,6 +93,17 @@ async fn people_outside_the_dashboard_groups_get_403_and_no_admin_data() {
             let status = page.eval(&format!("fetch({}).then((r) => r.status)", json!(path))).await;
             assert_eq!(status, json!(403), "{user} {path}");
         }
+        // The 403 page lets someone on a shared machine sign out (of the demo provider too) and
+        // sign in as someone else.
+        page.navigate_by("document.querySelector('form.logout button').click()").await;
+        let signed_out = text(page).await;
+        assert!(signed_out.contains("signed out of every site"), "{user}: {signed_out}");
+        page.goto(&admin(&demo, "/")).await;
+        let url = page.eval("location.href").await;
+        assert!(
+            !url.as_str().unwrap_or_default().starts_with(&admin(&demo, "/")),
+            "{user} still signed in: {url}"
+        );
     }
     // An approver sees the approvals queue but not the policy.
     let bob = sign_in("bob", &admin(&demo, "/approvals")).await;

@@ -116,6 +116,11 @@ async fn panel_lists_visible_tools_and_greys_out_hidden_ones_with_the_reason() {
         panel(&page, "root.querySelector('[data-action=open]').getAttribute('aria-expanded')").await,
         json!("true")
     );
+    // Signing out is one click away on every site page, in the panel's header.
+    assert_eq!(
+        panel(&page, "root.querySelector('header [data-action=sign-out]').getAttribute('href')").await,
+        json!("/.toolgate/logout")
+    );
     let entries = panel(
         &page,
         "JSON.stringify([...root.querySelectorAll('[data-entry=tool]')].map((e) => [e.dataset.name, e.dataset.visible, e.textContent]))",

@@ -8,6 +8,7 @@
 // Everything else (oidc-provider notices included) goes to stderr.
 
 import * as crypto from 'node:crypto';
+import * as dns from 'node:dns';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 
@@ -35,6 +36,10 @@ const CLIENT_ID = process.env.CLIENT_ID;
 const CLIENT_SECRET = process.env.CLIENT_SECRET;
 const REDIRECT_URIS = csv(process.env.REDIRECT_URIS);
 const POST_LOGOUT_REDIRECT_URIS = csv(process.env.POST_LOGOUT_REDIRECT_URIS);
+// Optional: where to POST back-channel logout tokens (OpenID Connect Back-Channel Logout 1.0).
+const BACKCHANNEL_LOGOUT_URI = process.env.BACKCHANNEL_LOGOUT_URI || undefined;
+// Back-channel requests go to `localhost` names; the gateway under test listens on IPv4 loopback.
+dns.setDefaultResultOrder('ipv4first');
 if (!CLIENT_ID) fatal('CLIENT_ID is required');
 if (!CLIENT_SECRET) fatal('CLIENT_SECRET is required');
 if (REDIRECT_URIS.length === 0) fatal('REDIRECT_URIS is required (comma-separated)');
@@ -232,6 +237,9 @@ function buildConfiguration() {
       client_secret: CLIENT_SECRET,
       redirect_uris: REDIRECT_URIS,
       post_logout_redirect_uris: POST_LOGOUT_REDIRECT_URIS,
+      ...(BACKCHANNEL_LOGOUT_URI
+        ? { backchannel_logout_uri: BACKCHANNEL_LOGOUT_URI, backchannel_logout_session_required: true }
+        : {}),
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
@@ -264,6 +272,7 @@ function buildConfiguration() {
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true, allowedPolicy: async () => true },
+      backchannelLogout: { enabled: true },
       introspection: { enabled: false },
       rpInitiatedLogout: {
         enabled: true,
@@ -289,6 +298,13 @@ function buildConfiguration() {
           jwt: { sign: { alg: 'ES256' } },
         }),
       },
+    },
+    // Outgoing requests (back-channel logout tokens) go to the gateway under test on loopback,
+    // which oidc-provider's SSRF guard refuses by default: this fixture only ever talks to
+    // loopback, so the guard's dispatcher is dropped.
+    fetch: (url, options) => {
+      const { dispatcher: _loopbackRefused, ...rest } = options;
+      return globalThis.fetch(url, rest);
     },
     // Machine-readable errors for pages that cannot redirect back to the client.
     renderError: async (ctx, out, _error) => {
@@ -371,6 +387,7 @@ function createProvider() {
   const instance = new Provider(issuer, buildConfiguration());
   instance.use(interactionMiddleware);
   instance.on('server_error', (_ctx, err) => console.error('oidc-provider server_error:', err));
+  instance.on('backchannel.error', (_ctx, err) => console.error('oidc-provider backchannel.error:', err));
   return { instance, handler: instance.callback() };
 }
 

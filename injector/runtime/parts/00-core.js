@@ -29,6 +29,7 @@ const VERSION = 2;
 const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_NAME_LENGTH = 128;
 const SESSION_URL = '/.toolgate/agent/session';
+const LOGOUT_URL = '/.toolgate/logout';
 const CATALOG_URL = '/.toolgate/agent/catalog';
 const POST_DEBOUNCE_MS = 150;
 const FETCH_TIMEOUT_MS = 10000;

@@ -30,6 +30,7 @@ header { display: flex; align-items: center; gap: 8px; padding: 10px 12px; borde
   background: #f6f7fb; }
 header h2 { font-size: 15px; margin: 0; flex: 1; }
 .who { color: var(--muted); font-size: 12px; }
+.signout { font-size: 12px; color: var(--accent); }
 .close { border: 0; background: transparent; font-size: 20px; line-height: 1; padding: 4px 8px; }
 .body { flex: 1; overflow-y: auto; padding: 10px 12px; display: flex; flex-direction: column; gap: 10px; }
 details { border: 1px solid var(--line); border-radius: 10px; padding: 6px 10px; }

@@ -64,6 +64,8 @@ function createPanel() {
     type: 'button', class: 'close', 'aria-label': 'Close the assistant', 'data-action': 'close', text: '×',
   });
   const who = element('span', { class: 'who' });
+  // Signing out is always one click away on a site page (a shared machine must not stay signed in).
+  const signOut = element('a', { class: 'signout', href: LOGOUT_URL, 'data-action': 'sign-out', text: 'Sign out' });
   const entriesList = element('ul', { class: 'entries', 'aria-label': 'Tools and contexts' });
   const entriesSummary = element('summary', { text: 'What the assistant can see' });
   const entries = element('details', { class: 'catalog', 'data-section': 'catalog' }, [entriesSummary, entriesList]);
@@ -85,7 +87,7 @@ function createPanel() {
   const panel = element('section', {
     id: ids.panel, class: 'panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': ids.title, hidden: true,
   }, [
-    element('header', {}, [element('h2', { id: ids.title, text: 'Assistant' }), who, closeButton]),
+    element('header', {}, [element('h2', { id: ids.title, text: 'Assistant' }), who, signOut, closeButton]),
     body,
     form,
   ]);

@@ -6,6 +6,7 @@
 
 mod corpus;
 mod provider;
+mod sign_out;
 mod signing;
 
 use corpus::*;
@@ -224,14 +225,7 @@ async fn the_gateway_fails_closed_while_the_provider_is_unreachable() {
     let location = assert_redirects_to_login(&mut second_client, &site).await;
     let login_path = location.strip_prefix("http://localhost:1").expect("login on the gateway host");
     assert!(login_path.contains("bind="), "{login_path}");
-    let return_url = format!("http://{site}/");
-    let login = second_client
-        .get(
-            GATEWAY_HOST,
-            &format!("/.toolgate/login?return={}&bind=x", form_encode(&return_url)),
-            &[("accept", "text/html")],
-        )
-        .await;
+    let login = start_login(&mut second_client, &site).await;
     assert_eq!(login.status, StatusCode::SERVICE_UNAVAILABLE, "{}", login.text());
     let answer =
         second_client.get(&site, "/.toolgate/whoami", &[("authorization", &control_auth(&world))]).await;
@@ -395,6 +389,11 @@ async fn start_gateway(issuer: &str, upstream: SocketAddr) -> (Running, tempfile
 
 /// Signs in through the whole redirect dance, the way a browser would.
 async fn sign_in(world: &World, client: &mut Client) -> SignedIn {
+    sign_in_with(world, client, json!({})).await
+}
+
+/// Signs in with an ID token carrying `extra` claims too (a provider session id, say).
+async fn sign_in_with(world: &World, client: &mut Client, extra: Value) -> SignedIn {
     let start = client.get(&world.site, "/reports", &[("accept", "text/html")]).await;
     assert_eq!(start.status, StatusCode::FOUND, "{}", start.text());
     let location = start.header("location").expect("redirect to login").to_owned();
@@ -410,6 +409,9 @@ async fn sign_in(world: &World, client: &mut Client) -> SignedIn {
     let (state, nonce) = (param("state").expect("state"), param("nonce").expect("nonce"));
     let mut claims = world.claims();
     claims["nonce"] = json!(nonce);
+    for (name, value) in extra.as_object().into_iter().flatten() {
+        claims[name] = value.clone();
+    }
     world.provider.set_id_token(world.token_with(&world.keys.ec, "ec-1", &claims));
     let callback = client
         .get(
@@ -433,6 +435,18 @@ async fn sign_in(world: &World, client: &mut Client) -> SignedIn {
         .await;
     assert_eq!(landed.status, StatusCode::FOUND, "{}", landed.text());
     SignedIn { session: set_cookie(&landed, "toolgate"), login: login_cookie, pending }
+}
+
+/// Asks the gateway host to start a sign-in returning to `site`.
+async fn start_login(client: &mut Client, site: &str) -> Answer {
+    let return_url = format!("http://{site}/");
+    client
+        .get(
+            GATEWAY_HOST,
+            &format!("/.toolgate/login?return={}&bind=x", form_encode(&return_url)),
+            &[("accept", "text/html")],
+        )
+        .await
 }
 
 /// The value a response sets for cookie `name`.

@@ -10,6 +10,10 @@ pub(super) struct ProviderState {
     pub(super) jwks_failing: bool,
     pub(super) jwks_hits: usize,
     pub(super) id_token: Option<String>,
+    /// Key set requests wait while this is set (a provider that stalls).
+    pub(super) jwks_stalled: bool,
+    /// The issuer the discovery document names, when not the real one (a misconfiguration).
+    pub(super) published_issuer: Option<String>,
 }
 
 pub(super) struct Provider {
@@ -41,8 +45,22 @@ impl Provider {
                 let (state, base, mut connection_stopped) = (served.clone(), base.clone(), stopped.clone());
                 tokio::spawn(async move {
                     let service = service_fn(move |request: Request<Incoming>| {
-                        let answer = provider_answer(&base.0, &base.1, &state, request.uri().path());
-                        async move { Ok::<_, Infallible>(answer) }
+                        let (state, base) = (state.clone(), base.clone());
+                        async move {
+                            if request.uri().path() == "/jwks" {
+                                state.lock().expect("state").jwks_hits += 1;
+                            }
+                            while request.uri().path() == "/jwks" && state.lock().expect("state").jwks_stalled
+                            {
+                                tokio::time::sleep(Duration::from_millis(20)).await;
+                            }
+                            Ok::<_, Infallible>(provider_answer(
+                                &base.0,
+                                &base.1,
+                                &state,
+                                request.uri().path(),
+                            ))
+                        }
                     });
                     let connection = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service);
@@ -63,6 +81,10 @@ impl Provider {
 
     pub(super) fn publish(&self, keys: Vec<Value>) {
         self.with_state(|state| state.keys = keys);
+    }
+
+    pub(super) fn set_jwks_stalled(&self, stalled: bool) {
+        self.with_state(|state| state.jwks_stalled = stalled);
     }
 
     pub(super) fn set_jwks_failing(&self, failing: bool) {
@@ -88,12 +110,12 @@ pub(super) fn provider_answer(
     state: &Mutex<ProviderState>,
     path: &str,
 ) -> Response<Full<Bytes>> {
-    let mut state = state.lock().expect("provider state");
+    let state = state.lock().expect("provider state");
     let (status, body) = match path {
         "/.well-known/openid-configuration" => (
             StatusCode::OK,
             json!({
-                "issuer": issuer,
+                "issuer": state.published_issuer.as_deref().unwrap_or(issuer),
                 "authorization_endpoint": format!("{origin}/authorize"),
                 "token_endpoint": format!("{origin}/token"),
                 "jwks_uri": format!("{origin}/jwks"),
@@ -103,7 +125,6 @@ pub(super) fn provider_answer(
             }),
         ),
         "/jwks" => {
-            state.jwks_hits += 1;
             if state.jwks_failing {
                 (StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": "down" }))
             } else {
