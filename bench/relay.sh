@@ -23,6 +23,9 @@
 #                      "dir" (default: audit records fsynced to a sled directory) and/or
 #                      "memory" (`:memory:`, no disk: shows what the disk costs)
 #   ROUNDS             rounds; tables show medians (default 1)
+#   SOAK_MINUTES       after the tables, keep relaying (whole, c=8) through the first store's
+#                      gateway for this many minutes, printing its RSS every minute (default 0:
+#                      no soak; 30 is the memory soak of docs/operations.md)
 #   KEEP=1             keep the temp dir (configs, logs, raw wrk output)
 # Exits 0 when the target is missed (prints ABOVE); non-zero only when it cannot run or a target
 # answers wrongly.
@@ -38,6 +41,7 @@ ROUNDS="${ROUNDS:-1}"
 RELAY_CONNECTIONS="${RELAY_CONNECTIONS:-1 8}"
 RELAY_MODES="${RELAY_MODES:-whole stream}"
 RELAY_STORES="${RELAY_STORES:-dir}"
+SOAK_MINUTES="${SOAK_MINUTES:-0}"
 TARGET_MS=1
 SITE=bench
 
@@ -321,4 +325,32 @@ echo "  load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadav
 for key in "${!ERRS[@]}"; do
     [[ "${ERRS[$key]}" == 0 ]] || echo "  WARNING: $key had ${ERRS[$key]} errors (KEEP=1 keeps the wrk output)"
 done
+
+# --- the memory soak: RSS must stay flat under steady relay load ------------------------------
+if ((SOAK_MINUTES > 0)); then
+    store="${RELAY_STORES%% *}"
+    pid="${GW_PID[$store]}"
+    mapfile -t headers < <(auth_headers "$store")
+    echo
+    echo "Memory soak: $SOAK_MINUTES min of relay load (whole, c=8) through the gateway ($store store)"
+    printf '  %6s %10s %12s %12s\n' "minute" "RSS MB" "requests" "audit recs"
+    soak_requests=0
+    declare -a SOAK_RSS=()
+    for minute in $(seq 1 "$SOAK_MINUTES"); do
+        wrk -t2 -c8 -d60s -s "$TMP/whole.lua" "${headers[@]}" "${GW_URL[$store]}/v1/chat/completions" >"$TMP/soak.txt"
+        kill -0 "$pid" 2>/dev/null || die "the gateway ($store) died during the soak"
+        soak_requests=$((soak_requests + $(awk '/requests in/ { print $1 }' "$TMP/soak.txt")))
+        rss="$(rss_kb "$pid" VmRSS)"
+        SOAK_RSS+=("$rss")
+        printf '  %6d %10.1f %12d %12d\n' "$minute" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
+            "$soak_requests" "$(metric "$store" toolgate_audit_records_total)"
+    done
+    # Flat means: the last ten minutes grow by less than 5 % over the RSS at their start.
+    awk -v first="${SOAK_RSS[0]}" -v peak="$(printf '%s\n' "${SOAK_RSS[@]}" | sort -n | tail -1)" \
+        -v late="${SOAK_RSS[$(( ${#SOAK_RSS[@]} > 10 ? ${#SOAK_RSS[@]} - 11 : 0 ))]}" -v last="${SOAK_RSS[-1]}" 'BEGIN {
+        growth = (late > 0) ? (last - late) / late * 100 : 0
+        printf "  => RSS first minute %.1f MB, peak %.1f MB, last %.1f MB; last ten minutes %+.1f %% %s\n", \
+            first / 1024, peak / 1024, last / 1024, growth, (growth < 5) ? "FLAT" : "GROWING"
+    }'
+fi
 exit 0

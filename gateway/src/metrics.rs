@@ -44,6 +44,9 @@ pub struct Metrics {
     pub audit_records: IntCounter,
     /// Audit batches that could not be written.
     pub audit_write_failures: IntCounter,
+    /// `toolgate_audit_chain_damaged`: 1 when the last full verification of the audit chain
+    /// found damage, 0 otherwise (and before the first one finishes).
+    pub audit_chain_damaged: IntGauge,
     /// Sign-in events by outcome (`login`, `login_failed`, `logout`, `backchannel_logout`,
     /// `backchannel_refused`, `refreshed`, `refresh_failed`).
     pub sign_ins: IntCounterVec,
@@ -176,6 +179,10 @@ impl Metrics {
             "toolgate_audit_write_failures_total",
             "Audit batches that could not be written.",
         );
+        let audit_chain_damaged = IntGauge::new(
+            "toolgate_audit_chain_damaged",
+            "1 when the last full verification of the audit chain found damage, else 0.",
+        );
         let metrics = (|| -> prometheus::Result<Self> {
             let requests = requests?;
             let request_duration = request_duration?;
@@ -201,6 +208,7 @@ impl Metrics {
             let store_backups = store_backups?;
             let audit_records = audit_records?;
             let audit_write_failures = audit_write_failures?;
+            let audit_chain_damaged = audit_chain_damaged?;
             registry.register(Box::new(requests.clone()))?;
             registry.register(Box::new(request_duration.clone()))?;
             registry.register(Box::new(upstream_errors.clone()))?;
@@ -225,6 +233,7 @@ impl Metrics {
             registry.register(Box::new(store_backups.clone()))?;
             registry.register(Box::new(audit_records.clone()))?;
             registry.register(Box::new(audit_write_failures.clone()))?;
+            registry.register(Box::new(audit_chain_damaged.clone()))?;
             // Every documented series of a counter with a fixed label set exists from the start,
             // at 0, so an alert on its increase fires from the first event (a series that appears
             // with its first event has no earlier sample to increase from).
@@ -278,6 +287,7 @@ impl Metrics {
                 store_backups,
                 audit_records,
                 audit_write_failures,
+                audit_chain_damaged,
             })
         })();
         // The names, help texts and label sets above are constants; registration can only fail
@@ -379,7 +389,37 @@ impl SiteRequestMetrics {
     }
 }
 
+/// The reasons `toolgate_rewrite_failures_total` counts (the page rewriter's failures).
+pub const REWRITE_FAILURE_REASONS: [&str; 3] = ["rewrite_memory", "page_encoding", "rewrite_stream"];
+
+/// The known label values of a site's series, owned by the modules that produce them.
+pub struct SiteLabels<'a> {
+    /// `toolgate_upstream_errors_total{reason}`.
+    pub upstream_reasons: &'a [&'a str],
+    /// `toolgate_llm_calls_total{outcome}`.
+    pub llm_outcomes: &'a [&'a str],
+    /// `toolgate_enforced_blocks_total{reason}`.
+    pub block_reasons: &'a [&'a str],
+}
+
 impl Metrics {
+    /// Creates every documented series of `site` that has a fixed label set, at 0, like the
+    /// global ones in `new`: an `increase(…) > 0` alert then fires on the site's first failure.
+    pub fn zero_site(&self, site: &str, labels: &SiteLabels<'_>) {
+        for reason in labels.upstream_reasons {
+            self.upstream_errors.with_label_values(&[site, reason]);
+        }
+        for reason in REWRITE_FAILURE_REASONS {
+            self.rewrite_failures.with_label_values(&[site, reason]);
+        }
+        for outcome in labels.llm_outcomes {
+            self.llm_calls.with_label_values(&[site, outcome]);
+        }
+        for reason in labels.block_reasons {
+            self.enforced_blocks.with_label_values(&[site, reason]);
+        }
+    }
+
     /// Resolves the request metrics of the site labelled `site` (`-` for unknown hosts).
     pub fn site_requests(&self, site: &str) -> SiteRequestMetrics {
         SiteRequestMetrics {

@@ -1,5 +1,5 @@
 //! The admin listener: `/healthz` (the process is alive), `/readyz` (it accepts traffic; 503
-//! while draining), `/metrics` (Prometheus), `/inventory` (the tool inventory as JSON) and
+//! while draining, and while the audit chain is found damaged), `/metrics` (Prometheus), `/inventory` (the tool inventory as JSON) and
 //! `POST /backup` (`backup.rs`: loopback and token only). It binds a separate address
 //! that is never exposed to users.
 //!
@@ -77,6 +77,9 @@ fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody
     match request.uri().path() {
         "/healthz" => text(StatusCode::OK, "ok\n"),
         "/readyz" if gateway.is_draining() => text(StatusCode::SERVICE_UNAVAILABLE, "draining\n"),
+        "/readyz" if gateway.dashboard.chain.is_damaged() => {
+            text(StatusCode::SERVICE_UNAVAILABLE, "audit chain damaged: run `toolgate audit verify`\n")
+        }
         "/readyz" => text(StatusCode::OK, "ready\n"),
         "/metrics" => {
             let mut response = text(StatusCode::OK, gateway.metrics.render());

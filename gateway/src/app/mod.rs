@@ -107,7 +107,7 @@ pub fn start(
     };
     let upstreams = UpstreamClients::new(&config)?;
     let metrics = Metrics::new();
-    let store = open_store(&config.store)?;
+    let store = open_store(&config.store, config.store_cache_bytes)?;
     let audit =
         Arc::new(AuditLog::start(store.clone(), audit_key(&config, store.as_ref())?, metrics.clone())?);
     let initial = crate::policy_store::versions::in_force_at_start(&config, &store)?;
@@ -136,6 +136,10 @@ pub fn start(
             shutdown.wait(),
         ));
     }
+    // Start-up checked only the end of the audit chain; the whole of it is verified now, off to
+    // the side, and damage found there shows in the metric, /readyz, the log and the dashboard.
+    let verifying = gateway.clone();
+    tokio::spawn(async move { verifying.dashboard.chain.verify(&verifying.audit, &verifying.metrics).await });
     let admin = tokio::spawn(admin::serve(gateway.clone(), admin_listener, shutdown.wait()));
     let server = tokio::spawn(listener::serve(reloader.live(), listener, tls, shutdown.wait()));
     Ok(Running { address, admin_address, shutdown, state: gateway, reloader, server, admin })
@@ -173,9 +177,9 @@ async fn sweep_periodically(
 }
 
 /// Opens the store the configuration names.
-pub fn open_store(location: &StoreLocation) -> Result<Arc<dyn Store>, StoreError> {
+pub fn open_store(location: &StoreLocation, cache_bytes: Option<u64>) -> Result<Arc<dyn Store>, StoreError> {
     Ok(match location {
-        StoreLocation::Directory(path) => Arc::new(SledStore::open(path)?),
+        StoreLocation::Directory(path) => Arc::new(SledStore::open(path, cache_bytes)?),
         StoreLocation::Memory => Arc::new(SledStore::temporary()?),
     })
 }

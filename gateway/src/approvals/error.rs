@@ -82,6 +82,34 @@ pub enum ApprovalError {
 }
 
 impl ApprovalError {
+    /// Every value [`reason`](Self::reason) returns (metrics start each at 0).
+    pub const REASONS: [&'static str; 24] = [
+        "store_failed",
+        "corrupt",
+        "unknown_approval",
+        "malformed_token",
+        "missing_token",
+        "invalid_token",
+        "arguments_changed",
+        "other_user",
+        "other_session",
+        "other_site",
+        "other_tool",
+        "other_call",
+        "other_form",
+        "replayed",
+        "expired",
+        "not_approved",
+        "denied",
+        "already_decided",
+        "not_allowed",
+        "self_approval",
+        "arguments_too_large",
+        "comment_too_long",
+        "invalid_request",
+        "contended",
+    ];
+
     /// A bounded label for metrics and audit (`reason`).
     pub fn reason(&self) -> &'static str {
         match self {
@@ -110,5 +138,42 @@ impl ApprovalError {
             Self::Invalid(_) => "invalid_request",
             Self::Contended => "contended",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_lists_every_reason() {
+        let every = [
+            ApprovalError::Store(StoreError(String::new())),
+            ApprovalError::Corrupt(String::new()),
+            ApprovalError::Unknown,
+            ApprovalError::MalformedToken,
+            ApprovalError::MissingToken,
+            ApprovalError::InvalidToken,
+            ApprovalError::ArgumentsChanged,
+            ApprovalError::OtherUser,
+            ApprovalError::OtherSession,
+            ApprovalError::OtherSite,
+            ApprovalError::OtherTool,
+            ApprovalError::OtherCall,
+            ApprovalError::OtherForm,
+            ApprovalError::Replayed,
+            ApprovalError::Expired,
+            ApprovalError::NotApproved,
+            ApprovalError::Denied,
+            ApprovalError::AlreadyDecided,
+            ApprovalError::NotAllowed,
+            ApprovalError::SelfApproval,
+            ApprovalError::ArgumentsTooLarge,
+            ApprovalError::CommentTooLong,
+            ApprovalError::Invalid(""),
+            ApprovalError::Contended,
+        ];
+        let reasons: Vec<_> = every.iter().map(ApprovalError::reason).collect();
+        assert_eq!(reasons, ApprovalError::REASONS);
     }
 }

@@ -58,6 +58,9 @@ pub enum GuardError {
 }
 
 impl GuardError {
+    /// Every value [`reason`](Self::reason) returns (metrics start each at 0).
+    pub const REASONS: [&'static str; 3] = ["marked_too_large", "marked_malformed", "marked_conflicting"];
+
     /// A bounded label for metrics and audit.
     pub fn reason(&self) -> &'static str {
         match self {

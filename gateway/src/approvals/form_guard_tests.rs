@@ -225,3 +225,10 @@ fn numbers_match_by_value_not_by_spelling() {
         assert!(!fields_match_args(r#"{"amount":42}"#, &fields(&[("amount", sent)])), "{sent:?}");
     }
 }
+
+#[test]
+fn reasons_lists_every_reason() {
+    let every = [GuardError::TooLarge, GuardError::Malformed(""), GuardError::Conflicting("")];
+    let reasons: Vec<_> = every.iter().map(GuardError::reason).collect();
+    assert_eq!(reasons, GuardError::REASONS);
+}

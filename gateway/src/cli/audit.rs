@@ -65,7 +65,7 @@ pub fn execute(command: AuditCommand) -> anyhow::Result<bool> {
     match command {
         AuditCommand::Verify { config } => {
             let config = Config::load(&config)?;
-            let store = open_store(&config.store)?;
+            let store = open_store(&config.store, config.store_cache_bytes)?;
             let key = audit_key(&config, store.as_ref())?;
             match verify::verify(store.as_ref(), &key)? {
                 Ok(verified) => {
@@ -91,7 +91,7 @@ pub fn execute(command: AuditCommand) -> anyhow::Result<bool> {
         },
         AuditCommand::Prune { config, before } => {
             let config = Config::load(&config)?;
-            let store = open_store(&config.store)?;
+            let store = open_store(&config.store, config.store_cache_bytes)?;
             let key = audit_key(&config, store.as_ref())?;
             let cutoff =
                 humantime::parse_rfc3339_weak(&before).with_context(|| format!("--before {before}"))?;
@@ -129,7 +129,7 @@ pub fn execute(command: AuditCommand) -> anyhow::Result<bool> {
 
 fn export_records(config: &std::path::Path, since: Option<String>, format: &str) -> anyhow::Result<bool> {
     let config = Config::load(config)?;
-    let store = open_store(&config.store)?;
+    let store = open_store(&config.store, config.store_cache_bytes)?;
     let since = since
         .map(|text| humantime::parse_rfc3339_weak(&text).with_context(|| format!("--since {text}")))
         .transpose()?;
@@ -157,7 +157,7 @@ fn export_records(config: &std::path::Path, since: Option<String>, format: &str)
 }
 
 fn stress(config: &Config, count: u64, concurrency: u64, print_acks: bool) -> anyhow::Result<bool> {
-    let store = open_store(&config.store)?;
+    let store = open_store(&config.store, config.store_cache_bytes)?;
     let key = audit_key(config, store.as_ref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {

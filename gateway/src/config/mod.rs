@@ -49,6 +49,9 @@ pub struct Config {
     pub server: ServerConfig,
     /// Where the embedded store keeps sessions (and, from later issues, approvals and audit).
     pub store: StoreLocation,
+    /// The embedded store's page cache in bytes (`store.cache_bytes`); `None`: the store's
+    /// default (64 MiB).
+    pub store_cache_bytes: Option<u64>,
     /// The policy file; without one, the built-in policy denies every tool and context. With
     /// `policy_in_store` it only seeds the first stored version.
     pub policy_file: Option<PathBuf>,
@@ -86,6 +89,9 @@ pub struct AuditConfig {
     /// Groups allowed to read the audit log through the query API.
     pub reader_groups: Vec<String>,
 }
+
+/// The smallest page cache the store accepts (1 MiB).
+const MIN_STORE_CACHE_BYTES: u64 = 1024 * 1024;
 
 /// Where the embedded store lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,6 +293,20 @@ impl Checker<'_> {
                 .map(StoreLocation::Directory),
             None => Some(StoreLocation::Directory(PathBuf::from("toolgate-data"))),
         };
+        let store_cache_bytes = match raw.store.as_ref().and_then(|store| store.cache_bytes.as_ref()) {
+            None => Some(None),
+            Some(value) => match u64::try_from(*value.get_ref()) {
+                Ok(bytes) if bytes >= MIN_STORE_CACHE_BYTES => Some(Some(bytes)),
+                _ => {
+                    self.problem(
+                        value,
+                        "store.cache_bytes",
+                        &format!("must be at least {MIN_STORE_CACHE_BYTES}"),
+                    );
+                    None
+                }
+            },
+        };
         let llm = match &raw.llm {
             Some(llm) => self.llm(llm).map(Some),
             None => Some(None),
@@ -362,6 +382,7 @@ impl Checker<'_> {
                 identity_headers,
             },
             store: store?,
+            store_cache_bytes: store_cache_bytes?,
             policy_file: policy_source.as_ref()?.0.clone(),
             policy_in_store: policy_source?.1,
             embedded_policy: None,

@@ -135,6 +135,8 @@ pub struct RawSiteTls {
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
     pub path: Spanned<String>,
+    #[serde(default)]
+    pub cache_bytes: Option<Spanned<i64>>,
 }
 
 /// `[sso]`: the corporate identity provider (OpenID Connect).

@@ -40,7 +40,7 @@ pub(super) async fn search(context: &Context<'_>) -> Response<ProxyBody> {
         rows,
         next_href: next.map(|next| format!("/audit?{encoded}&after={next}")),
         export_href: format!("/audit/export?{encoded}"),
-        chain: context.gateway.dashboard.chain.recent(&context.gateway.audit).await,
+        chain: context.gateway.dashboard.chain.recent(&context.gateway.audit, &context.gateway.metrics).await,
         problem,
         query,
     };
@@ -97,7 +97,7 @@ pub(super) async fn export(context: &Context<'_>) -> Response<ProxyBody> {
 
 /// `POST /audit/verify`: verifies the whole chain now and shows the outcome.
 pub(super) async fn verify(context: &Context<'_>) -> Response<ProxyBody> {
-    context.gateway.dashboard.chain.verify(&context.gateway.audit).await;
+    context.gateway.dashboard.chain.verify(&context.gateway.audit, &context.gateway.metrics).await;
     respond::see_other("/audit")
 }
 

@@ -40,7 +40,7 @@ pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
     };
     let recent_denials =
         if allows(context.caller.roles, Need::Read) { recent_denials(context) } else { Vec::new() };
-    let chain = gateway.dashboard.chain.recent(&gateway.audit).await;
+    let chain = gateway.dashboard.chain.recent(&gateway.audit, &gateway.metrics).await;
     let data = OverviewData { sites, traffic, decisions, pending_approvals, recent_denials, chain };
     respond::page(StatusCode::OK, dashboard::overview(&context.shell(Nav::Overview, None), &data))
 }

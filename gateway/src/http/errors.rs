@@ -141,17 +141,19 @@ impl ProxyError {
 
     /// True when the failure is the upstream's, so it counts as an upstream error.
     pub fn is_upstream(self) -> bool {
-        matches!(
-            self,
-            Self::UpstreamRefused
-                | Self::UpstreamUnreachable
-                | Self::UpstreamTls
-                | Self::UpstreamConnectTimeout
-                | Self::UpstreamHeadersTimeout
-                | Self::UpstreamProtocol
-                | Self::UpstreamEncoding
-        )
+        Self::UPSTREAM_FAILURES.contains(&self)
     }
+
+    /// Every failure that is the upstream's (`toolgate_upstream_errors_total`, by reason).
+    pub const UPSTREAM_FAILURES: [Self; 7] = [
+        Self::UpstreamRefused,
+        Self::UpstreamUnreachable,
+        Self::UpstreamTls,
+        Self::UpstreamConnectTimeout,
+        Self::UpstreamHeadersTimeout,
+        Self::UpstreamProtocol,
+        Self::UpstreamEncoding,
+    ];
 
     fn explain(self, site: Option<&SiteId>) -> (&'static str, String) {
         let site = site.map_or_else(|| "the site".to_owned(), |site| format!("the site “{site}”"));

@@ -60,6 +60,19 @@ impl fmt::Display for TimeoutPhase {
 }
 
 impl LlmError {
+    /// Every value [`reason`](Self::reason) returns (metrics start each at 0).
+    pub const REASONS: [&'static str; 9] = [
+        "llm_unreachable",
+        "llm_connect_timeout",
+        "llm_first_token_timeout",
+        "llm_idle_timeout",
+        "llm_status",
+        "llm_protocol",
+        "llm_rate_limited",
+        "llm_interrupted",
+        "llm_config",
+    ];
+
     /// A low-cardinality label for metrics and audit.
     pub fn reason(&self) -> &'static str {
         match self {
@@ -123,5 +136,27 @@ impl LlmError {
             Self::Status { status, .. } => Some(*status),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_lists_every_reason() {
+        let every = [
+            LlmError::Unreachable(String::new()),
+            LlmError::Timeout(TimeoutPhase::Connect),
+            LlmError::Timeout(TimeoutPhase::FirstToken),
+            LlmError::Timeout(TimeoutPhase::Idle),
+            LlmError::Status { status: 500, message: String::new() },
+            LlmError::Protocol(String::new()),
+            LlmError::RateLimited,
+            LlmError::Interrupted,
+            LlmError::Config(String::new()),
+        ];
+        let reasons: Vec<_> = every.iter().map(LlmError::reason).collect();
+        assert_eq!(reasons, LlmError::REASONS);
     }
 }

@@ -8,7 +8,7 @@
 use crate::config::SiteId;
 use crate::http::body::{BoxError, ProxyBody};
 use crate::http::errors::ProxyError;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, REWRITE_FAILURE_REASONS};
 use crate::outcomes::PageWatch;
 use crate::page::decode::{DecodeError, Decoder};
 use bytes::Bytes;
@@ -89,9 +89,11 @@ impl RewriteBody {
         let filter = |action: &str| metrics.page_filter.with_label_values(&[label, action]);
         let counters = Counters {
             rewritten_bytes: metrics.rewritten_bytes.with_label_values(&[label]),
-            memory_failures: metrics.rewrite_failures.with_label_values(&[label, "rewrite_memory"]),
-            encoding_failures: metrics.rewrite_failures.with_label_values(&[label, "page_encoding"]),
-            other_failures: metrics.rewrite_failures.with_label_values(&[label, "rewrite_stream"]),
+            memory_failures: metrics.rewrite_failures.with_label_values(&[label, REWRITE_FAILURE_REASONS[0]]),
+            encoding_failures: metrics
+                .rewrite_failures
+                .with_label_values(&[label, REWRITE_FAILURE_REASONS[1]]),
+            other_failures: metrics.rewrite_failures.with_label_values(&[label, REWRITE_FAILURE_REASONS[2]]),
             tools_removed: filter("tool_removed"),
             contexts_removed: filter("context_removed"),
             forms_tooled: filter("form_tooled"),

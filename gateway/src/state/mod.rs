@@ -4,19 +4,21 @@
 //! the running agent turns and per-user limits (`turns`).
 //!
 //! Layer 4 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `audit`, `config`,
-//! `dashboard_state`, `inventory`, `llm`, `metrics`, `net`, `outcomes`, `policy_store`, `sso`,
-//! `store`, `support`.
+//! `dashboard_state`, `http`, `inventory`, `llm`, `metrics`, `net`, `outcomes`, `policy_store`,
+//! `sso`, `store`, `support`.
 
 pub mod continuations;
 pub mod turns;
 
-use crate::approvals::Approvals;
 use crate::approvals::GatedForms;
+use crate::approvals::form_guard::GuardError;
+use crate::approvals::{ApprovalError, Approvals};
 use crate::audit::AuditLog;
 use crate::config::{Config, Site};
+use crate::http::errors::ProxyError;
 use crate::inventory::Inventory;
-use crate::llm::LlmClient;
-use crate::metrics::{Metrics, SiteRequestMetrics};
+use crate::llm::{LlmClient, LlmError};
+use crate::metrics::{Metrics, SiteLabels, SiteRequestMetrics};
 use crate::net::upstream::UpstreamClients;
 use crate::outcomes::Outcomes;
 use crate::policy_store::reload::PolicyHandle;
@@ -212,9 +214,21 @@ impl Gateway {
 
 /// Site entries by host, with their request metrics.
 fn site_table(config: &Config, metrics: &Metrics) -> HashMap<String, SiteEntry> {
-    let entry = |site: &Site| SiteEntry {
-        site: Arc::new(site.clone()),
-        metrics: metrics.site_requests(site.id.as_str()),
+    let upstream_reasons = ProxyError::UPSTREAM_FAILURES.map(ProxyError::reason);
+    let llm_outcomes: Vec<&str> = std::iter::once("ok").chain(LlmError::REASONS).collect();
+    let block_reasons: Vec<&str> = GuardError::REASONS
+        .into_iter()
+        .chain(ApprovalError::REASONS)
+        .chain([ProxyError::SubmissionTooLarge(0).reason()])
+        .collect();
+    let labels = SiteLabels {
+        upstream_reasons: &upstream_reasons,
+        llm_outcomes: &llm_outcomes,
+        block_reasons: &block_reasons,
+    };
+    let entry = |site: &Site| {
+        metrics.zero_site(site.id.as_str(), &labels);
+        SiteEntry { site: Arc::new(site.clone()), metrics: metrics.site_requests(site.id.as_str()) }
     };
     config.sites.iter().map(|site| (site.host.clone(), entry(site))).collect()
 }

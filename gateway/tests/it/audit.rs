@@ -113,6 +113,33 @@ async fn acknowledged_records_survive_sigkill_at_random_moments() {
     assert!(highest_acknowledged > 0, "some records were acknowledged");
 }
 
+/// Acknowledged means fsynced: sled's own flush is `sync_file_range`, which neither empties the
+/// disk's write cache nor writes the file's metadata, so a power cut could undo it. Watched from
+/// outside with strace: one writer, so each record is a batch of its own, and each batch needs
+/// an `fdatasync` of the store's log before its acknowledgement.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_acknowledged_batch_is_fdatasynced_first() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config = config_in(directory.path());
+    let trace = directory.path().join("syscalls");
+    let output = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=fdatasync", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["audit", "stress", "--config"])
+        .arg(&config)
+        .args(["--count", "20", "--concurrency", "1", "--print-acks"])
+        .output()
+        .await
+        .expect("strace runs (the test command installs it)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stdout.lines().filter(|line| line.starts_with("ack ")).count(), 20, "{stdout}");
+    let syscalls = std::fs::read_to_string(&trace).expect("strace output");
+    let synced = syscalls.lines().filter(|line| line.contains("fdatasync(") && line.ends_with("= 0")).count();
+    assert!(synced >= 20, "20 acknowledged batches, {synced} successful fdatasync calls:\n{syscalls}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn exports_round_trip_and_hostile_values_stay_inert() {
     let directory = tempfile::tempdir().expect("temp dir");
@@ -126,7 +153,7 @@ async fn exports_round_trip_and_hostile_values_stay_inert() {
         "/admin/../../etc/passwd?x=\n<script>",
     ];
     {
-        let store = gateway::app::open_store(&config.store).expect("store");
+        let store = gateway::app::open_store(&config.store, None).expect("store");
         let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
         let log = Arc::new(AuditLog::start(store.clone(), key, Metrics::new()).expect("log"));
         for value in hostile {
@@ -162,7 +189,7 @@ async fn exports_round_trip_and_hostile_values_stay_inert() {
     );
 
     // Re-imported JSON lines equal the stored records exactly.
-    let store = gateway::app::open_store(&config.store).expect("store");
+    let store = gateway::app::open_store(&config.store, None).expect("store");
     let stored = query::find(store.as_ref(), &query::Filter::default(), 0, 100).expect("query").records;
     assert_eq!(exported, stored);
     assert_eq!(
@@ -182,7 +209,7 @@ async fn a_prune_is_audited_before_it_deletes() {
     let config_path = config_in(directory.path());
     let config = Config::load(&config_path).expect("config");
     {
-        let store = gateway::app::open_store(&config.store).expect("store");
+        let store = gateway::app::open_store(&config.store, None).expect("store");
         let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
         let log = AuditLog::start(store, key, Metrics::new()).expect("log");
         for index in 0..5 {
@@ -201,7 +228,7 @@ async fn a_prune_is_audited_before_it_deletes() {
     let (ok, stdout, stderr) =
         toolgate(&["audit", "verify", "--config", config_path.to_str().expect("path")]).await;
     assert!(ok, "the pruned log verifies: {stdout}{stderr}");
-    let store = gateway::app::open_store(&config.store).expect("store");
+    let store = gateway::app::open_store(&config.store, None).expect("store");
     let page = query::find(store.as_ref(), &Default::default(), 0, 50).expect("records");
     let checkpoints: Vec<(u64, String)> = page
         .records
@@ -218,4 +245,68 @@ async fn a_prune_is_audited_before_it_deletes() {
         page.records.iter().all(|record| record.event.kind != Some(EventKind::Login)),
         "the logins are gone"
     );
+}
+
+/// Damage in an older part of the log does not hide: start-up checks only the end of the chain,
+/// and the full verification that follows in the background reports the damage in the metric,
+/// `/readyz`, and the dashboard's chain status, while the gateway keeps serving.
+#[tokio::test(flavor = "multi_thread")]
+async fn damage_deep_in_the_log_is_found_after_start() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let config_path = config_in(directory.path());
+    let config = Config::load(&config_path).expect("config");
+    {
+        let store = gateway::app::open_store(&config.store, None).expect("store");
+        let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
+        let log = Arc::new(AuditLog::start(store.clone(), key, Metrics::new()).expect("log"));
+        // In order for the first few (record 3 is user2), then all at once (group commit).
+        for index in 0..5 {
+            log.record(AuditEvent::new(EventKind::Login).actor(&format!("user{index}"), None, &[]))
+                .await
+                .expect("record");
+        }
+        let mut writers = tokio::task::JoinSet::new();
+        for index in 5..1500 {
+            let log = log.clone();
+            writers.spawn(async move {
+                log.record(AuditEvent::new(EventKind::Login).actor(&format!("user{index}"), None, &[])).await
+            });
+        }
+        while let Some(written) = writers.join_next().await {
+            written.expect("writer").expect("record");
+        }
+        // Record 3 is far from the end: an edit there escapes the start-up check.
+        let key = Record::key(3);
+        let stored = store.get(gateway::store::Table::Audit, &key).expect("get").expect("record 3");
+        let edited = String::from_utf8(stored).expect("json").replace("\"user2\"", "\"mallory\"");
+        store.put(gateway::store::Table::Audit, &key, edited.as_bytes()).expect("edit");
+        store.flush().expect("flush");
+    }
+    // sled lets go of the directory a moment after the last handle is dropped.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let admin = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
+    let running = gateway::app::start(config, listener, admin, gateway::app::shutdown::Shutdown::new())
+        .expect("a log damaged deep inside still starts: the damage is reported, not fatal");
+    let admin = running.admin_address;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let metrics = crate::harness::send(admin, crate::harness::get("admin", "/metrics")).await.text();
+        if metrics.lines().any(|line| line == "toolgate_audit_chain_damaged 1") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no damage reported within 60 s:\n{metrics}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let ready = crate::harness::send(admin, crate::harness::get("admin", "/readyz")).await;
+    assert_eq!(ready.status, http::StatusCode::SERVICE_UNAVAILABLE, "{}", ready.text());
+    assert!(ready.text().contains("audit chain damaged"), "{}", ready.text());
+    let healthy = crate::harness::send(admin, crate::harness::get("admin", "/healthz")).await;
+    assert_eq!(healthy.status, http::StatusCode::OK, "the process itself is fine");
+    let status = running.state.dashboard.chain.recent(&running.state.audit, &running.state.metrics).await;
+    assert!(
+        matches!(status, dashboard::ChainStatus::Broken { at_seq: 3, .. }),
+        "the dashboard names the first bad record: {status:?}"
+    );
+    running.stop().await;
 }

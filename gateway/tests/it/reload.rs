@@ -275,3 +275,26 @@ async fn an_in_process_reload_is_audited_and_names_what_needs_a_restart() {
     );
     gateway.stop().await;
 }
+
+/// Every documented series with a known label set exists at 0 for every configured site from
+/// the start, so the alerts on their increase (docs/operations.md) fire on a site's first
+/// upstream failure, refused page, model failure or blocked submission.
+#[tokio::test(flavor = "multi_thread")]
+async fn site_series_exist_at_zero_from_the_start() {
+    let site = upstream(|_| reply("text/plain", "ok")).await;
+    let gateway = harness::gateway(&[("tasks.test", site.address)], "").await;
+    let text = metrics(gateway.admin_address).await;
+    for series in [
+        "toolgate_upstream_errors_total{reason=\"upstream_refused\",site=\"site0\"} 0",
+        "toolgate_upstream_errors_total{reason=\"upstream_timeout\",site=\"site0\"} 0",
+        "toolgate_rewrite_failures_total{reason=\"rewrite_memory\",site=\"site0\"} 0",
+        "toolgate_llm_calls_total{outcome=\"llm_unreachable\",site=\"site0\"} 0",
+        "toolgate_llm_calls_total{outcome=\"ok\",site=\"site0\"} 0",
+        "toolgate_enforced_blocks_total{reason=\"replayed\",site=\"site0\"} 0",
+        "toolgate_enforced_blocks_total{reason=\"marked_malformed\",site=\"site0\"} 0",
+        "toolgate_audit_chain_damaged 0",
+    ] {
+        assert!(text.lines().any(|line| line == series), "{series} missing:\n{text}");
+    }
+    gateway.stop().await;
+}

@@ -153,7 +153,7 @@ fn read_store(
         bail!("there is no store in {} (store.path)", store_path.display());
     }
     // sled refuses to open a store another process holds: a gateway that runs but did not answer.
-    let store = SledStore::open(store_path).map_err(|error| {
+    let store = SledStore::open(store_path, None).map_err(|error| {
         anyhow!("{error}\nthe gateway seems to run, but its admin listener did not answer: {not_running}")
     })?;
     backup::walk(&store, sink)?;

@@ -135,7 +135,7 @@ impl Source {
             if !from.join("db").exists() {
                 bail!("{} is a directory without a store in it", from.display());
             }
-            return Ok(Self::Directory(SledStore::open(from)?));
+            return Ok(Self::Directory(SledStore::open(from, None)?));
         }
         let file = std::fs::File::open(from).with_context(|| format!("cannot open {}", from.display()))?;
         Ok(Self::Stream(Box::new(file)))
@@ -201,7 +201,7 @@ impl Target {
         }
         // sled refuses to open a store a running gateway holds.
         drop(
-            SledStore::open(store_path)
+            SledStore::open(store_path, None)
                 .map_err(|error| anyhow!("{error}\nstop the gateway before restoring"))?,
         );
         let mut aside = store_path.as_os_str().to_owned();
