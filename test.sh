@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Toolgate test on a fresh machine: installs what the tests need when it is missing
-# (Debian's headless Chromium, the oidc-provider npm package, the openai and django Python
-# packages), then checks formatting and lints and runs every test suite.
+# (Debian's headless Chromium, systemd-analyze, promtool and PyYAML, strace, the oidc-provider npm
+# package, the openai and django Python packages), then tests the Prometheus alert rules, checks
+# formatting and lints and runs every test suite.
 # Fails loudly when something cannot be installed. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,6 +24,11 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # systemd-analyze checks deploy/systemd/toolgate.service (gateway/tests/it/deploy.rs).
 [ -x /usr/bin/systemd-analyze ] || missing+=(systemd)
+# promtool tests the alert rules in deploy/prometheus/; check-docs.py there reads them with PyYAML.
+[ -x /usr/bin/promtool ] || missing+=(prometheus)
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
+# strace watches the audit writer fdatasync each batch before acknowledging it (it/audit.rs).
+[ -x /usr/bin/strace ] || missing+=(strace)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   install_debian_packages "${missing[@]}"
@@ -40,6 +46,13 @@ if ! .venv-tests/bin/python -c 'import openai, django, sys; sys.exit(openai.__ve
   python3 -m venv --clear .venv-tests 2>/dev/null || { install_debian_packages python3-venv; python3 -m venv --clear .venv-tests; }
   .venv-tests/bin/pip install --quiet --disable-pip-version-check openai==3.54.0 django==5.2.19
 fi
+
+step "alert rules"
+# Every alert in docs/operations.md ("Metrics to alert on") is a rule, and each fires on the
+# situation it names (deploy/prometheus/alerts.test.yml).
+/usr/bin/python3 deploy/prometheus/check-docs.py
+/usr/bin/promtool check rules deploy/prometheus/alerts.yml
+/usr/bin/promtool test rules deploy/prometheus/alerts.test.yml
 
 step "formatting"
 cargo fmt --all -- --check

@@ -392,6 +392,9 @@ impl SiteRequestMetrics {
 /// The reasons `toolgate_rewrite_failures_total` counts (the page rewriter's failures).
 pub const REWRITE_FAILURE_REASONS: [&str; 3] = ["rewrite_memory", "page_encoding", "rewrite_stream"];
 
+/// The changes `toolgate_inventory_changes_total` counts (the agent catalog's inventory update).
+pub const INVENTORY_CHANGES: [&str; 4] = ["new", "changed", "ignored", "store_failed"];
+
 /// The known label values of a site's series, owned by the modules that produce them.
 pub struct SiteLabels<'a> {
     /// `toolgate_upstream_errors_total{reason}`.
@@ -411,6 +414,9 @@ impl Metrics {
         }
         for reason in REWRITE_FAILURE_REASONS {
             self.rewrite_failures.with_label_values(&[site, reason]);
+        }
+        for change in INVENTORY_CHANGES {
+            self.inventory_changes.with_label_values(&[site, change]);
         }
         for outcome in labels.llm_outcomes {
             self.llm_calls.with_label_values(&[site, outcome]);

@@ -215,7 +215,7 @@ impl Gateway {
 /// Site entries by host, with their request metrics.
 fn site_table(config: &Config, metrics: &Metrics) -> HashMap<String, SiteEntry> {
     let upstream_reasons = ProxyError::UPSTREAM_FAILURES.map(ProxyError::reason);
-    let llm_outcomes: Vec<&str> = std::iter::once("ok").chain(LlmError::REASONS).collect();
+    let llm_outcomes: Vec<&str> = ["ok", "client_gone"].into_iter().chain(LlmError::REASONS).collect();
     let block_reasons: Vec<&str> = GuardError::REASONS
         .into_iter()
         .chain(ApprovalError::REASONS)

@@ -122,7 +122,7 @@ async fn every_acknowledged_batch_is_fdatasynced_first() {
     let directory = tempfile::tempdir().expect("temp dir");
     let config = config_in(directory.path());
     let trace = directory.path().join("syscalls");
-    let output = Command::new("strace")
+    let output = Command::new("/usr/bin/strace")
         .args(["-f", "-qq", "-e", "trace=fdatasync", "-o"])
         .arg(&trace)
         .arg(env!("CARGO_BIN_EXE_toolgate"))

@@ -292,6 +292,7 @@ async fn site_series_exist_at_zero_from_the_start() {
         "toolgate_llm_calls_total{outcome=\"ok\",site=\"site0\"} 0",
         "toolgate_enforced_blocks_total{reason=\"replayed\",site=\"site0\"} 0",
         "toolgate_enforced_blocks_total{reason=\"marked_malformed\",site=\"site0\"} 0",
+        "toolgate_inventory_changes_total{change=\"changed\",site=\"site0\"} 0",
         "toolgate_audit_chain_damaged 0",
     ] {
         assert!(text.lines().any(|line| line == series), "{series} missing:\n{text}");
