@@ -78,8 +78,11 @@ pub async fn run(
     loop {
         rounds += 1;
         let started = Instant::now();
-        let request =
-            ChatRequest { messages: messages.clone(), tools: turn.prepared.tools.clone(), max_tokens: None };
+        let request = ChatRequest {
+            messages: messages.clone(),
+            tools: turn.prepared.tools.clone(),
+            ..ChatRequest::default()
+        };
         // A browser that leaves while the model is silent (thinking, or stuck) must not hold
         // the model call and the user's turn slot until a model timeout: dropping the round
         // drops the model stream, which cancels the call.

@@ -39,6 +39,32 @@ pub struct ChatRequest {
     pub tools: Vec<ToolSpec>,
     /// At most this many tokens (capped by the configured `max_tokens`).
     pub max_tokens: Option<u32>,
+    /// Sampling and format parameters a client asked for, already checked.
+    pub options: ModelOptions,
+}
+
+/// The chat completion parameters passed on to the model server when a client sets them
+/// (`/v1`); the panel's turns leave them at their defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelOptions {
+    /// `temperature`, 0 to 2.
+    pub temperature: Option<f64>,
+    /// `top_p`, 0 to 1.
+    pub top_p: Option<f64>,
+    /// `seed`.
+    pub seed: Option<i64>,
+    /// `stop`: up to four sequences, redacted like every text the model server reads.
+    pub stop: Vec<String>,
+    /// `presence_penalty`, −2 to 2.
+    pub presence_penalty: Option<f64>,
+    /// `frequency_penalty`, −2 to 2.
+    pub frequency_penalty: Option<f64>,
+    /// `response_format` (`text`, `json_object`, or `json_schema` with its strings redacted).
+    pub response_format: Option<serde_json::Value>,
+    /// `tool_choice`: `auto`, `required`, or a named function the model is offered.
+    pub tool_choice: Option<serde_json::Value>,
+    /// `parallel_tool_calls`.
+    pub parallel_tool_calls: Option<bool>,
 }
 
 /// One message of the conversation.

@@ -18,11 +18,31 @@ pub(crate) fn request_body(model: &str, max_tokens: u32, request: &ChatRequest, 
     if stream {
         body["stream_options"] = json!({ "include_usage": true });
     }
-    // Some servers refuse an empty `tools` array, so it is left out when there are none.
+    // Some servers refuse an empty `tools` array, so it is left out when there are none (and
+    // with it what only makes sense with tools).
     if !request.tools.is_empty() {
         body["tools"] = Value::Array(request.tools.iter().map(tool).collect());
+        let options = &request.options;
+        set(&mut body, "tool_choice", options.tool_choice.clone());
+        set(&mut body, "parallel_tool_calls", options.parallel_tool_calls.map(Value::Bool));
+    }
+    let options = &request.options;
+    set(&mut body, "temperature", options.temperature.map(Value::from));
+    set(&mut body, "top_p", options.top_p.map(Value::from));
+    set(&mut body, "seed", options.seed.map(Value::from));
+    set(&mut body, "presence_penalty", options.presence_penalty.map(Value::from));
+    set(&mut body, "frequency_penalty", options.frequency_penalty.map(Value::from));
+    set(&mut body, "response_format", options.response_format.clone());
+    if !options.stop.is_empty() {
+        body["stop"] = json!(options.stop);
     }
     Bytes::from(body.to_string())
+}
+
+fn set(body: &mut Value, name: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        body[name] = value;
+    }
 }
 
 fn message(message: &Message) -> Value {

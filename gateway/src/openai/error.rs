@@ -71,6 +71,12 @@ impl ApiError {
         self.code
     }
 
+    /// The message (tests read it; the response carries it).
+    #[cfg(test)]
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
+
     /// The HTTP status (tests read it; the response carries it).
     #[cfg(test)]
     pub(crate) fn status(&self) -> StatusCode {

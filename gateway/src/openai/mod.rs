@@ -15,6 +15,7 @@ mod calls;
 mod completion;
 mod error;
 mod exchange;
+mod options;
 mod request;
 mod response;
 mod stream;

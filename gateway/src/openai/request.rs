@@ -62,6 +62,37 @@ pub struct ChatBody {
     /// How many answers; only 1 is served.
     #[serde(default)]
     pub n: Option<u32>,
+    /// Sampling temperature, 0 to 2 (passed on).
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling, 0 to 1 (passed on).
+    #[serde(default)]
+    pub top_p: Option<f64>,
+    /// Seed for reproducible sampling (passed on).
+    #[serde(default)]
+    pub seed: Option<i64>,
+    /// Stop sequences: a string or up to four (passed on, redacted).
+    #[serde(default)]
+    pub stop: Option<Value>,
+    /// −2 to 2 (passed on).
+    #[serde(default)]
+    pub presence_penalty: Option<f64>,
+    /// −2 to 2 (passed on).
+    #[serde(default)]
+    pub frequency_penalty: Option<f64>,
+    /// `text`, `json_object` or `json_schema` (passed on, the schema's strings redacted).
+    #[serde(default)]
+    pub response_format: Option<Value>,
+    /// Whether the model may call several tools at once (passed on).
+    #[serde(default)]
+    pub parallel_tool_calls: Option<bool>,
+    /// An end-user id some clients send. Accepted and never passed on: the model server does
+    /// not learn who asks (the audit log records the signed-in user).
+    #[serde(default, rename = "user")]
+    _user: Option<serde::de::IgnoredAny>,
+    /// Every other parameter: refused, never dropped silently.
+    #[serde(flatten)]
+    pub unsupported: serde_json::Map<String, Value>,
 }
 
 /// `stream_options`.
@@ -138,6 +169,15 @@ pub struct Prepared {
 /// Checks and prepares a client's request for the model. `tools_on` is false when the site
 /// switches agent tools off: then every tool is withheld.
 pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Prepared, ApiError> {
+    if let Some(name) = body.unsupported.keys().next() {
+        return Err(ApiError::invalid(
+            "unsupported_parameter",
+            format!(
+                "the parameter {:?} is not supported by this gateway (see its README for the parameters it passes on)",
+                cap(name, 64)
+            ),
+        ));
+    }
     if body.n.is_some_and(|n| n != 1) {
         return Err(ApiError::invalid("unsupported_parameter", "only n = 1 is supported"));
     }
@@ -246,8 +286,9 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
+    let options = super::options::check(view, body, &offered, &withheld, &mut scope, &mut redactions)?;
     Ok(Prepared {
-        request: ChatRequest { messages, tools, max_tokens },
+        request: ChatRequest { messages, tools, max_tokens, options },
         offered,
         withheld,
         redactions,
@@ -256,8 +297,10 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
     })
 }
 
-/// Tool calls in an earlier assistant message. A call of a tool the model is not offered now
-/// would show it a denied tool, so the request is refused (the gateway never returns such calls).
+/// Tool calls in an earlier assistant message, checked against the policy, not against this
+/// request's `tools`: a client's follow-up may send the history without the tools (VOIX does).
+/// A call of a tool the policy denies would show the model a denied tool, so the request is
+/// refused, naming the policy's reason (the gateway never returns such calls).
 fn earlier_calls(
     view: &PolicyView,
     message: &WireMessage,
@@ -268,13 +311,22 @@ fn earlier_calls(
 ) -> Result<Vec<ToolCall>, ApiError> {
     let mut calls = Vec::with_capacity(message.tool_calls.len());
     for call in &message.tool_calls {
-        if !offered.contains_key(&call.function.name) {
+        let name = &call.function.name;
+        let denied = match offered.contains_key(name) {
+            true => None,
+            false if !valid_tool_name(name) => Some("it is not a valid tool name".to_owned()),
+            false => match view.tool(&ToolRef::named(name.as_str())).0 {
+                ToolDecision::Deny { reason } => Some(format!("the policy denies it: {reason}")),
+                _ => None,
+            },
+        };
+        if let Some(reason) = denied {
             return Err(ApiError::invalid(
                 "tool_not_available",
                 format!(
-                    "the conversation contains a call of {}, which is not available to you on this site; \
-                     remove it from the history",
-                    cap(&call.function.name, MAX_TOOL_NAME)
+                    "the conversation contains a call of {}, which is not available to you on this site \
+                     ({reason}); remove it from the history",
+                    cap(name, MAX_TOOL_NAME)
                 ),
             ));
         }
@@ -418,6 +470,35 @@ redact = ["email"]
         });
         let error = prepare(&view(POLICY), &body(history), true).expect_err("refused");
         assert_eq!(error.code(), "tool_not_available");
+        assert!(error.message().contains("the policy denies it"), "{}", error.message());
+    }
+
+    /// VOIX's follow-up sends the history with the earlier calls and no `tools`: calls of an
+    /// allowed tool pass (their arguments redacted), calls of a denied one do not.
+    #[test]
+    fn history_calls_are_checked_against_the_policy_not_the_request_tools() {
+        let follow_up = |tool: &str| {
+            serde_json::json!({
+                "messages": [
+                    {"role": "user", "content": "add a task"},
+                    {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                        "function": {"name": tool, "arguments": "{\"owner\": \"carol@corp.example\"}"}}]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "done"},
+                    {"role": "user", "content": "Please explain what you just did"},
+                ],
+            })
+        };
+        let prepared =
+            prepare(&view(POLICY), &body(follow_up("add_task")), true).expect("an allowed tool passes");
+        assert!(prepared.request.tools.is_empty(), "no tools offered in a follow-up without tools");
+        let Message::Assistant { tool_calls, .. } = &prepared.request.messages[1] else {
+            panic!("assistant")
+        };
+        assert_eq!(tool_calls[0].name, "add_task");
+        assert!(!tool_calls[0].arguments.contains("carol@"), "{}", tool_calls[0].arguments);
+        let error = prepare(&view(POLICY), &body(follow_up("delete_task")), true).expect_err("denied");
+        assert_eq!(error.code(), "tool_not_available");
+        assert!(error.message().contains("the policy denies it"), "{}", error.message());
     }
 
     #[test]
@@ -460,5 +541,79 @@ redact = ["email"]
         let error = prepare(&view(POLICY), &body(serde_json::json!({"messages": messages})), true)
             .expect_err("too long");
         assert_eq!(error.code(), "context_length_exceeded");
+    }
+
+    #[test]
+    fn sampling_and_format_parameters_are_checked_and_passed_on() {
+        let request = serde_json::json!({
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "add_task"}},
+                      {"type": "function", "function": {"name": "delete_task"}}],
+            "temperature": 0.2, "top_p": 0.9, "seed": 7, "stop": ["END", "mail dana@corp.example"],
+            "presence_penalty": 0.5, "frequency_penalty": -0.5, "parallel_tool_calls": false,
+            "tool_choice": {"type": "function", "function": {"name": "add_task"}},
+            "response_format": {"type": "json_schema", "json_schema": {"name": "answer",
+                "schema": {"type": "object", "description": "reply to dana@corp.example"}}},
+            "user": "client-side-id-42",
+        });
+        let prepared = prepare(&view(POLICY), &body(request), true).expect("prepared");
+        let options = &prepared.request.options;
+        assert_eq!((options.temperature, options.top_p, options.seed), (Some(0.2), Some(0.9), Some(7)));
+        assert_eq!((options.presence_penalty, options.frequency_penalty), (Some(0.5), Some(-0.5)));
+        assert_eq!(options.parallel_tool_calls, Some(false));
+        assert_eq!(options.stop, ["END", "mail [email 1]"], "stop sequences are redacted");
+        let format = options.response_format.as_ref().expect("response_format").to_string();
+        assert!(format.contains("[email 1]") && !format.contains("dana@"), "{format}");
+        assert_eq!(
+            options.tool_choice,
+            Some(serde_json::json!({"type": "function", "function": {"name": "add_task"}}))
+        );
+    }
+
+    #[test]
+    fn unsupported_or_out_of_range_parameters_are_refused_not_dropped() {
+        let base = || {
+            serde_json::json!({"messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "add_task"}},
+                      {"type": "function", "function": {"name": "delete_task"}}]})
+        };
+        for (name, value, code) in [
+            ("logprobs", serde_json::json!(true), "unsupported_parameter"),
+            ("functions", serde_json::json!([]), "unsupported_parameter"),
+            ("temperature", serde_json::json!(2.5), "invalid_request"),
+            ("top_p", serde_json::json!(-0.1), "invalid_request"),
+            ("stop", serde_json::json!(["a", "b", "c", "d", "e"]), "invalid_request"),
+            ("stop", serde_json::json!(3), "invalid_request"),
+            ("response_format", serde_json::json!({"type": "xml"}), "invalid_request"),
+            (
+                "tool_choice",
+                serde_json::json!({"type": "function", "function": {"name": "delete_task"}}),
+                "tool_not_available",
+            ),
+            (
+                "tool_choice",
+                serde_json::json!({"type": "function", "function": {"name": "nowhere"}}),
+                "tool_not_available",
+            ),
+            ("tool_choice", serde_json::json!("sometimes"), "invalid_request"),
+        ] {
+            let mut request = base();
+            request[name] = value.clone();
+            let error = prepare(&view(POLICY), &body(request), true).expect_err("refused");
+            assert_eq!(error.code(), code, "{name} = {value}: {}", error.message());
+        }
+        // A named choice of a denied tool says why.
+        let mut request = base();
+        request["tool_choice"] = serde_json::json!({"type": "function", "function": {"name": "delete_task"}});
+        let error = prepare(&view(POLICY), &body(request), true).expect_err("refused");
+        assert!(error.message().contains("delete_task"), "{}", error.message());
+        // `required` with every tool withheld cannot be met.
+        let mut request = base();
+        request["tools"] = serde_json::json!([{"type": "function", "function": {"name": "delete_task"}}]);
+        request["tool_choice"] = serde_json::json!("required");
+        assert_eq!(
+            prepare(&view(POLICY), &body(request), true).expect_err("refused").code(),
+            "tool_not_available"
+        );
     }
 }

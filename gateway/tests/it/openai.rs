@@ -207,6 +207,55 @@ async fn denied_tools_and_personal_data_never_reach_the_model() {
     world.gateway.stop().await;
 }
 
+/// What a client sets is passed on (sampling, format, a named tool choice), what the gateway
+/// does not support is refused (400), never dropped; and a follow-up that sends the history of
+/// an allowed call without `tools` (as VOIX's does) is answered.
+#[tokio::test(flavor = "multi_thread")]
+async fn parameters_reach_the_model_or_are_refused_and_follow_ups_without_tools_work() {
+    let world = World::start().await;
+    let token = world.token("alice", &["eng"]);
+    let mut request = chat("Please add a task: \"Plan the offsite\"", false);
+    request["temperature"] = json!(0.3);
+    request["top_p"] = json!(0.8);
+    request["seed"] = json!(11);
+    request["stop"] = json!(["STOP"]);
+    request["response_format"] = json!({"type": "json_object"});
+    request["tool_choice"] = json!({"type": "function", "function": {"name": "add_task"}});
+    let answer = complete(&world, &token, &request).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let sent: Value = serde_json::from_str(world.model.bodies().last().expect("a model call")).expect("json");
+    assert_eq!((sent["temperature"].as_f64(), sent["top_p"].as_f64()), (Some(0.3), Some(0.8)));
+    assert_eq!((sent["seed"].as_i64(), &sent["stop"]), (Some(11), &json!(["STOP"])));
+    assert_eq!(sent["response_format"], json!({"type": "json_object"}));
+    assert_eq!(sent["tool_choice"], json!({"type": "function", "function": {"name": "add_task"}}));
+
+    let calls_before = world.model.bodies().len();
+    for (name, value) in [
+        ("logit_bias", json!({"50256": -100})),
+        ("tool_choice", json!({"type": "function", "function": {"name": "delete_task"}})),
+    ] {
+        let mut refused = chat("hello", false);
+        refused[name] = value;
+        let answer = complete(&world, &token, &refused).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{name}: {}", answer.text());
+    }
+    assert_eq!(world.model.bodies().len(), calls_before, "refused requests never reach the model");
+
+    let follow_up = json!({
+        "model": "toolgate-demo-stand-in",
+        "messages": [
+            {"role": "user", "content": "Please add a task: \"Plan the offsite\""},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+                "function": {"name": "add_task", "arguments": "{\"title\": \"Plan the offsite\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "Task added"},
+            {"role": "user", "content": "Please explain what you just did"},
+        ],
+    });
+    let answer = complete(&world, &token, &follow_up).await;
+    assert_eq!(answer.status, StatusCode::OK, "a follow-up without tools: {}", answer.text());
+    world.gateway.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_that_need_approval_come_back_as_refusals_never_as_tool_calls() {
     let world = World::start().await;

@@ -53,7 +53,7 @@ fn asking(text: &str) -> ChatRequest {
     ChatRequest {
         messages: vec![Message::System("Be brief.".into()), Message::User(text.into())],
         tools: tools(),
-        max_tokens: None,
+        ..ChatRequest::default()
     }
 }
 
@@ -126,6 +126,7 @@ async fn a_tool_result_is_summarised_by_quoting_it() {
         ],
         tools: tools(),
         max_tokens: Some(10_000),
+        ..ChatRequest::default()
     };
     let mut stream = client(config(base)).stream(request).await.expect("stream");
     assert_eq!(text_of(&drain(&mut stream).await), "Done: complete_task answered “Task 3 is done.”");
