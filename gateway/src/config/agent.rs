@@ -63,7 +63,23 @@ impl super::Checker<'_> {
             self.count_or(&raw.max_retries, "llm.max_retries", u64::from(defaults.max_retries), 0, 10);
         let max_tokens =
             self.count_or(&raw.max_tokens, "llm.max_tokens", u64::from(defaults.max_tokens), 16, 1 << 20);
+        let aliases: Vec<Option<String>> = raw
+            .model_aliases
+            .iter()
+            .enumerate()
+            .map(|(index, alias)| {
+                self.check(alias, &format!("llm.model_aliases[{index}]"), |text| {
+                    let name = text.trim();
+                    if name.is_empty() || name.len() > 128 || name.chars().any(char::is_control) {
+                        Err("must be a model name of 1 to 128 characters".to_owned())
+                    } else {
+                        Ok(name.to_owned())
+                    }
+                })
+            })
+            .collect();
         let mut config = LlmConfig::new(base_url?, model?);
+        config.model_aliases = aliases.into_iter().collect::<Option<_>>()?;
         config.api_key = api_key?;
         config.connect_timeout = connect_timeout?;
         config.first_token_timeout = first_token_timeout?;

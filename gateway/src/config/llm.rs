@@ -25,6 +25,8 @@ pub struct LlmConfig {
     pub max_retries: u32,
     /// The most tokens an answer may have; a request may ask for fewer, never more.
     pub max_tokens: u32,
+    /// Other model names `/v1` clients may ask for (`gpt-4o`, say), all served by `model`.
+    pub model_aliases: Vec<String>,
 }
 
 impl LlmConfig {
@@ -40,6 +42,7 @@ impl LlmConfig {
             idle_timeout: Duration::from_secs(30),
             max_retries: 2,
             max_tokens: 1024,
+            model_aliases: Vec::new(),
         }
     }
 

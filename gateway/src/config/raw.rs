@@ -65,6 +65,8 @@ pub struct RawLlm {
     pub max_retries: Option<Spanned<i64>>,
     #[serde(default)]
     pub max_tokens: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub model_aliases: Vec<Spanned<String>>,
 }
 
 /// `[agent]`: limits of the agent loop.

@@ -112,6 +112,11 @@ impl LlmClient {
         &self.inner.config.model
     }
 
+    /// Other names clients may ask for (`llm.model_aliases`), all served by [`model`](Self::model).
+    pub fn aliases(&self) -> &[String] {
+        &self.inner.config.model_aliases
+    }
+
     /// Streams one chat completion (`stream: true`, with `stream_options.include_usage`).
     /// Connect errors, 429/5xx and timeouts before the first byte are retried up to max_retries
     /// with a short backoff; afterwards nothing is retried. Dropping the stream aborts the call.

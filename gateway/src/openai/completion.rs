@@ -31,13 +31,17 @@ pub async fn respond(
     gateway: &Gateway,
     sso: &Sso,
     request: Request<Incoming>,
+    named_site: Option<&str>,
     request_id: &RequestId,
 ) -> Result<Response<ProxyBody>, ApiError> {
     let identity = authenticate(sso, request.headers()).await?;
-    let site = site_scope(gateway, &identity, request.headers(), request_id).await?;
+    let site = site_scope(gateway, &identity, named_site, request_id).await?;
     let llm = gateway.llm.clone().ok_or_else(ApiError::no_model)?;
     let body: request::ChatBody = read_json(gateway, request).await?;
-    if let Some(asked) = body.model.as_deref().filter(|asked| *asked != llm.model() && *asked != ALIAS) {
+    let served = |asked: &str| {
+        asked == llm.model() || asked == ALIAS || llm.aliases().iter().any(|alias| alias == asked)
+    };
+    if let Some(asked) = body.model.as_deref().filter(|asked| !served(asked)) {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "model_not_found",

@@ -7,7 +7,7 @@
 //! | a configured site | `/.toolgate/…` | `site`: sign-in handoff and logout (`sso::login`), the agent API (`agent`), the runtime (`reserved`) |
 //! | a configured site | anything else | `site` (authentication) → `proxy::forward` |
 //! | `[dashboard] host` | any | `dashboard_http` |
-//! | the gateway's host | `/v1/…` | `openai` |
+//! | the gateway's host | `/v1/…`, `/sites/{site}/v1/…` | `openai` |
 //! | the gateway's host | `/.toolgate/approvals…` | `approvals_http::api` |
 //! | the gateway's host | `/.toolgate/audit/records` | `sso::audit_api` |
 //! | the gateway's host | `/.toolgate/backchannel-logout` | `sso::backchannel` (the provider's logout tokens) |
@@ -107,11 +107,11 @@ pub async fn handle(
         let site = entry.map(|entry| entry.site.clone());
         tracing::Span::current().record("site", site.as_ref().map_or("-", |site| site.id.as_str()));
         let destination = destination(&gateway, site.is_some(), host.as_deref(), request.uri().path());
-        // A `/v1` request names its site in a header: its metrics go to that site (a configured
-        // id only, so labels stay bounded).
+        // A `/v1` request names its site in its base URL or a header: its metrics go to that
+        // site (a configured id only, so labels stay bounded).
         let entry = entry.or_else(|| {
             let named = matches!(destination, Destination::OpenAi)
-                .then(|| request.headers().get(crate::openai::SITE_HEADER)?.to_str().ok())
+                .then(|| openai::named_site(request.uri().path(), request.headers()))
                 .flatten()?;
             let site = gateway.config.sites.iter().find(|site| site.id.as_str() == named)?;
             gateway.site(&site.host)

@@ -105,7 +105,7 @@ async fn callers_need_a_bearer_token_and_a_site_they_may_use() {
     assert_eq!(admitted.status, StatusCode::OK, "the finance group may use its site: {}", admitted.text());
     assert_eq!(world.model.requests(), 1, "only the admitted request reached the model");
 
-    let other_model = json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]});
+    let other_model = json!({"model": "gpt-3.5-turbo", "messages": [{"role": "user", "content": "hi"}]});
     let wrong_model = complete(&world, &token, &other_model).await;
     assert_eq!(wrong_model.status, StatusCode::NOT_FOUND, "{}", wrong_model.text());
     assert_eq!(json_of(&wrong_model)["error"]["code"], "model_not_found");
@@ -253,6 +253,65 @@ async fn parameters_reach_the_model_or_are_refused_and_follow_ups_without_tools_
     });
     let answer = complete(&world, &token, &follow_up).await;
     assert_eq!(answer.status, StatusCode::OK, "a follow-up without tools: {}", answer.text());
+    world.gateway.stop().await;
+}
+
+/// Stock clients cannot send `X-Toolgate-Site`: a per-site base URL names the site instead,
+/// and a configured alias (`gpt-4o`) is served by the configured model instead of a 404.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_per_site_base_url_and_model_aliases_serve_unmodified_clients() {
+    let world = World::start().await;
+    let token = format!("Bearer {}", world.token("alice", &["eng"]));
+    let at = |path: &str, site_header: Option<&str>, body: &Value| {
+        let mut request = Request::post(path)
+            .header("host", world.host())
+            .header("content-type", "application/json")
+            .header("authorization", token.as_str());
+        if let Some(site) = site_header {
+            request = request.header("x-toolgate-site", site);
+        }
+        request.body(Full::new(Bytes::from(body.to_string()))).expect("request")
+    };
+    let mut body = chat("Please add a task: \"Ship it\"", false);
+    body["model"] = json!("gpt-4o");
+    let answer =
+        harness::send(world.gateway.address, at("/sites/tasks/v1/chat/completions", None, &body)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(
+        json_of(&answer)["model"],
+        "toolgate-demo-stand-in",
+        "the alias is served by the configured model"
+    );
+    let sent: Value = serde_json::from_str(world.model.bodies().last().expect("model call")).expect("json");
+    assert_eq!(sent["model"], "toolgate-demo-stand-in");
+
+    let conflict =
+        harness::send(world.gateway.address, at("/sites/tasks/v1/chat/completions", Some("finance"), &body))
+            .await;
+    assert_eq!(conflict.status, StatusCode::BAD_REQUEST, "{}", conflict.text());
+    assert_eq!(json_of(&conflict)["error"]["code"], "site_conflict");
+    let unknown =
+        harness::send(world.gateway.address, at("/sites/nope/v1/chat/completions", None, &body)).await;
+    assert_eq!(unknown.status, StatusCode::FORBIDDEN, "{}", unknown.text());
+    body["model"] = json!("gpt-5-unknown");
+    let not_served =
+        harness::send(world.gateway.address, at("/sites/tasks/v1/chat/completions", None, &body)).await;
+    assert_eq!(not_served.status, StatusCode::NOT_FOUND, "{}", not_served.text());
+
+    let models = Request::get("/sites/tasks/v1/models")
+        .header("host", world.host())
+        .header("authorization", token.as_str())
+        .body(Full::new(Bytes::new()))
+        .expect("request");
+    let listed = harness::send(world.gateway.address, models).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text());
+    let names: Vec<String> = json_of(&listed)["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter_map(|model| model["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(names, ["toolgate-demo-stand-in", "gpt-4o", "gpt-4"]);
     world.gateway.stop().await;
 }
 
@@ -476,7 +535,7 @@ async fn the_official_openai_python_client_talks_to_the_gateway() {
     assert!(output.status.success(), "openai_client.py failed:\n{stdout}\n{stderr}");
     let results: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|_| panic!("not JSON: {stdout}"));
 
-    assert_eq!(results["models"], json!(["toolgate-demo-stand-in"]));
+    assert_eq!(results["models"], json!(["toolgate-demo-stand-in", "gpt-4o", "gpt-4"]));
     let whole = &results["whole"];
     assert_eq!(whole["finish_reason"], "tool_calls", "{results:#}");
     assert_eq!(

@@ -96,6 +96,7 @@ impl World {
              [sso]\nissuer = \"{issuer}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"file:{secret}\"\n\
              algorithms = [\"ES256\"]\nsession_keys = [\"file:{session_key}\"]\n\
              [llm]\nbase_url = \"{base_url}\"\nmodel = \"toolgate-demo-stand-in\"\nmax_retries = 0\n\
+             model_aliases = [\"gpt-4o\", \"gpt-4\"]\n\
              connect_timeout = \"1s\"\nfirst_token_timeout = \"1s\"\n\
              [policy]\nfile = {policy:?}\n\
              [audit]\nreader_groups = [\"auditors\"]\n\
