@@ -5,10 +5,11 @@
 //! not support are refused by `request.rs` before this runs, never dropped.
 
 use super::ApiError;
-use super::request::{ChatBody, cap};
+use crate::agent::cap;
 use crate::llm::ModelOptions;
 use policy::redact::add_counts;
 use policy::{Counts, Placeholders, PolicyView, ToolRef};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -19,10 +20,45 @@ const MAX_STOP_TEXT: usize = 256;
 /// Largest `response_format` (serialized).
 const MAX_RESPONSE_FORMAT: usize = 16 * 1024;
 
-/// The parameters of `body`, checked; `offered` and `withheld` are this request's tools.
+/// The parameters as the client sent them (part of the request body).
+#[derive(Debug, Default, Deserialize)]
+pub struct WireOptions {
+    /// Sampling temperature, 0 to 2.
+    #[serde(default)]
+    temperature: Option<f64>,
+    /// Nucleus sampling, 0 to 1.
+    #[serde(default)]
+    top_p: Option<f64>,
+    /// Seed for reproducible sampling.
+    #[serde(default)]
+    seed: Option<i64>,
+    /// Stop sequences: a string or up to four.
+    #[serde(default)]
+    stop: Option<Value>,
+    /// −2 to 2.
+    #[serde(default)]
+    presence_penalty: Option<f64>,
+    /// −2 to 2.
+    #[serde(default)]
+    frequency_penalty: Option<f64>,
+    /// `text`, `json_object` or `json_schema`.
+    #[serde(default)]
+    response_format: Option<Value>,
+    /// Whether the model may call several tools at once.
+    #[serde(default)]
+    parallel_tool_calls: Option<bool>,
+    /// An end-user id some clients send. Accepted and never passed on: the model server does
+    /// not learn who asks (the audit log records the signed-in user).
+    #[serde(default, rename = "user")]
+    _user: Option<serde::de::IgnoredAny>,
+}
+
+/// The parameters of a request, checked; `choice` is its `tool_choice`, `offered` and
+/// `withheld` its tools.
 pub(super) fn check(
     view: &PolicyView,
-    body: &ChatBody,
+    body: &WireOptions,
+    choice: Option<&Value>,
     offered: &HashMap<String, ToolRef>,
     withheld: &[(String, String)],
     scope: &mut Placeholders,
@@ -36,7 +72,7 @@ pub(super) fn check(
         presence_penalty: within(body.presence_penalty, "presence_penalty", -2.0, 2.0)?,
         frequency_penalty: within(body.frequency_penalty, "frequency_penalty", -2.0, 2.0)?,
         response_format: response_format(body.response_format.as_ref(), view, scope, redactions)?,
-        tool_choice: tool_choice(body.tool_choice.as_ref(), offered, withheld)?,
+        tool_choice: tool_choice(choice, offered, withheld)?,
         parallel_tool_calls: body.parallel_tool_calls,
     })
 }

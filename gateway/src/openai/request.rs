@@ -10,6 +10,7 @@
 //! says about its tools are claims the gateway cannot check.
 
 use super::ApiError;
+use super::options::{self, WireOptions};
 use crate::llm::{ChatRequest, Message, ToolCall, ToolSpec};
 use policy::redact::add_counts;
 use policy::{Counts, Placeholders, PolicyView, ToolDecision, ToolRef};
@@ -62,34 +63,9 @@ pub struct ChatBody {
     /// How many answers; only 1 is served.
     #[serde(default)]
     pub n: Option<u32>,
-    /// Sampling temperature, 0 to 2 (passed on).
-    #[serde(default)]
-    pub temperature: Option<f64>,
-    /// Nucleus sampling, 0 to 1 (passed on).
-    #[serde(default)]
-    pub top_p: Option<f64>,
-    /// Seed for reproducible sampling (passed on).
-    #[serde(default)]
-    pub seed: Option<i64>,
-    /// Stop sequences: a string or up to four (passed on, redacted).
-    #[serde(default)]
-    pub stop: Option<Value>,
-    /// −2 to 2 (passed on).
-    #[serde(default)]
-    pub presence_penalty: Option<f64>,
-    /// −2 to 2 (passed on).
-    #[serde(default)]
-    pub frequency_penalty: Option<f64>,
-    /// `text`, `json_object` or `json_schema` (passed on, the schema's strings redacted).
-    #[serde(default)]
-    pub response_format: Option<Value>,
-    /// Whether the model may call several tools at once (passed on).
-    #[serde(default)]
-    pub parallel_tool_calls: Option<bool>,
-    /// An end-user id some clients send. Accepted and never passed on: the model server does
-    /// not learn who asks (the audit log records the signed-in user).
-    #[serde(default, rename = "user")]
-    _user: Option<serde::de::IgnoredAny>,
+    /// Sampling and format parameters (`options.rs`).
+    #[serde(flatten)]
+    pub options: WireOptions,
     /// Every other parameter: refused, never dropped silently.
     #[serde(flatten)]
     pub unsupported: serde_json::Map<String, Value>,
@@ -286,7 +262,9 @@ pub fn prepare(view: &PolicyView, body: &ChatBody, tools_on: bool) -> Result<Pre
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    let options = super::options::check(view, body, &offered, &withheld, &mut scope, &mut redactions)?;
+    let choice = body.tool_choice.as_ref();
+    let options =
+        options::check(view, &body.options, choice, &offered, &withheld, &mut scope, &mut redactions)?;
     Ok(Prepared {
         request: ChatRequest { messages, tools, max_tokens, options },
         offered,

@@ -1,6 +1,9 @@
 //! What the stand-in model answers, deterministically: after a tool result, a short text that
 //! quotes it; otherwise a call of the tool whose name and description best match the last user
-//! message (ties go to the first tool), or, when none matches, a text listing what it can do.
+//! message (ties go to the first tool), when it matches well: every word of its name said, or at
+//! least two words of the message found in its name and description. Otherwise it says no tool
+//! fits and lists what it can do, rather than call a tool that shares one word with the request
+//! ("mark task 4 as done" is not `add_task`).
 
 use super::arguments;
 pub(super) use super::protocol::Answer;
@@ -28,16 +31,49 @@ pub(super) fn answer(request: &ChatBody) -> Answer {
             best = Some((score, position));
         }
     }
-    let Some((_, position)) = best else {
-        return Answer::Text(capabilities(request));
+    let fitting = best.filter(|(_, position)| {
+        let function = &request.tools[*position].function;
+        fits(&said, &function.name, function.description.as_deref().unwrap_or(""))
+    });
+    let Some((_, position)) = fitting else {
+        let mut text = capabilities(request);
+        if best.is_some() {
+            text.insert_str(0, "No tool here fits that request well, so I called none. ");
+        }
+        return Answer::Text(text);
     };
     let function = &request.tools[position].function;
     let tool_words = words(&function.name);
     let empty = Value::Null;
     let schema = function.parameters.as_ref().unwrap_or(&empty);
-    Answer::Call {
-        name: function.name.clone(),
-        arguments: Value::Object(arguments::fill(schema, &message, &tool_words)),
+    let arguments = arguments::fill(schema, &message, &tool_words);
+    // A value it did not find is asked for, never made up.
+    let missing: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|name| !arguments.contains_key(*name))
+        .map(|name| describe(schema, name))
+        .collect();
+    if !missing.is_empty() {
+        return Answer::Text(format!(
+            "To call {} I need {}. Say them in your request.",
+            function.name,
+            missing.join(" and ")
+        ));
+    }
+    Answer::Call { name: function.name.clone(), arguments: Value::Object(arguments) }
+}
+
+/// `name (its description)`, for asking for a missing value.
+fn describe(schema: &Value, name: &str) -> String {
+    let description =
+        schema.get("properties").and_then(|properties| properties.get(name)?.get("description")?.as_str());
+    match description.map(str::trim).filter(|text| !text.is_empty()) {
+        Some(description) => format!("{name} ({description})"),
+        None => name.to_owned(),
     }
 }
 
@@ -60,6 +96,19 @@ fn score(said: &[String], name: &str, description: &str) -> usize {
         }
     }
     score
+}
+
+/// Whether a message matches a tool well: it says every word of the tool's name, or two of its
+/// words are found in the name and description together.
+fn fits(said: &[String], name: &str, description: &str) -> bool {
+    let name = words(name);
+    let described = words(description);
+    let all_named = !name.is_empty() && name.iter().all(|part| said.iter().any(|word| same_word(word, part)));
+    let mut found: Vec<&String> =
+        said.iter().filter(|word| name.iter().chain(&described).any(|part| same_word(word, part))).collect();
+    found.sort_unstable();
+    found.dedup();
+    all_named || found.len() >= 2
 }
 
 fn summary(request: &ChatBody, result: &WireMessage) -> String {

@@ -3,7 +3,7 @@
 //! enum value the message mentions to that enum, `name: value` or quoted text to strings, and
 //! what is left of the message to the one remaining text property. Deterministic by design.
 
-use super::words::{is_filler, same_word};
+use super::words::{all_words, is_filler, same_word, words};
 use serde_json::{Map, Value};
 
 /// The arguments for a tool with `schema`, from `message`; `tool_words` are the words that
@@ -29,14 +29,16 @@ pub(super) fn fill(schema: &Value, message: &str, tool_words: &[String]) -> Map<
             Kind::Enum(values) => pieces
                 .take_enum(&values)
                 .or_else(|| required.contains(&name.as_str()).then(|| values.first().cloned()).flatten()),
-            Kind::Date => pieces.take_labelled(name).or_else(|| pieces.take_date()).map(Value::String),
+            Kind::Date => {
+                pieces.take_labelled(name, property).or_else(|| pieces.take_date()).map(Value::String)
+            }
             Kind::Number { integer } => pieces.take_number(integer),
             Kind::Boolean => pieces
                 .mentions(name)
                 .then_some(Value::Bool(true))
                 .or_else(|| required.contains(&name.as_str()).then_some(Value::Bool(false))),
             Kind::Text => {
-                let value = pieces.take_labelled(name).or_else(|| pieces.take_quoted());
+                let value = pieces.take_labelled(name, property).or_else(|| pieces.take_quoted());
                 if value.is_none() && rest_target.is_none() {
                     rest_target = Some(name.clone());
                 }
@@ -174,9 +176,14 @@ impl Pieces {
     }
 
     /// `name: value`, `name = value`, `name is value` or `name value`: the value after the
-    /// property's name (a quoted passage counts when it follows the name directly).
-    fn take_labelled(&mut self, name: &str) -> Option<String> {
-        let label: Vec<String> = super::words::words(name);
+    /// property's name, or after the last word of its `title` (`Destination London`).
+    fn take_labelled(&mut self, name: &str, property: &Value) -> Option<String> {
+        let title = property.get("title").and_then(Value::as_str);
+        self.take_after(&all_words(name)).or_else(|| title.and_then(|title| self.take_after(&words(title))))
+    }
+
+    /// The unused word after the first unused occurrence of `label`'s last word.
+    fn take_after(&mut self, label: &[String]) -> Option<String> {
         let at = self.words.iter().position(|(word, used)| {
             !used && label.last().is_some_and(|last| same_word(&word.to_lowercase(), last))
         })?;
@@ -201,7 +208,7 @@ impl Pieces {
     }
 
     fn mentions(&mut self, name: &str) -> bool {
-        let label = super::words::words(name);
+        let label = words(name);
         self.words.iter().any(|(word, _)| label.iter().any(|part| same_word(&word.to_lowercase(), part)))
     }
 

@@ -38,8 +38,43 @@ fn the_best_matching_tool_is_called_with_arguments_from_the_message() {
             arguments: json!({ "class": "business", "date": "2025-06-02", "destination": "Lisbon" })
         }
     );
-    // "task" matches both task tools equally: the first wins.
-    assert!(matches!(answer(&request(user("task"), true)), Answer::Call { name, .. } if name == "add_task"));
+    // A request that shares one word with a tool is not that tool: no call, and it says so.
+    for loose in ["task", "Mark task 4 as done"] {
+        let Answer::Text(text) = answer(&request(user(loose), true)) else {
+            panic!("{loose}: no call expected")
+        };
+        assert!(text.starts_with("No tool here fits that request well"), "{loose}: {text}");
+    }
+    // Two words of the description are enough.
+    assert!(
+        matches!(answer(&request(user("put this on the team board"), true)), Answer::Call { name, .. } if name == "add_task")
+    );
+}
+
+/// Parameters are filled by their names even when the name is a common word (`from`, `to`), and
+/// by their titles.
+#[test]
+fn parameters_named_from_and_to_or_titled_are_filled() {
+    let tools = json!([{ "type": "function", "function": { "name": "search_flights",
+        "description": "Find flights between two cities",
+        "parameters": { "type": "object", "properties": {
+            "from": { "type": "string" }, "to": { "type": "string" },
+            "cabin": { "type": "string", "title": "Cabin class" } }, "required": ["from", "to"] } } }]);
+    let without_values =
+        json!({ "model": "x", "messages": user("Find flights between two cities"), "tools": tools.clone() });
+    let body = json!({ "model": "x", "messages": user("Search flights from Berlin to London, class business"), "tools": tools });
+    let body: ChatBody = serde_json::from_value(body).expect("request");
+    let Answer::Text(text) = answer(&serde_json::from_value(without_values).expect("request")) else {
+        panic!("values it did not find are asked for, not made up")
+    };
+    assert!(text.starts_with("To call search_flights I need") && text.contains(" to"), "{text}");
+    assert_eq!(
+        answer(&body),
+        Answer::Call {
+            name: "search_flights".into(),
+            arguments: json!({ "from": "Berlin", "to": "London", "cabin": "business" })
+        }
+    );
 }
 
 #[test]

@@ -11,11 +11,16 @@ const FILLER: &[&str] = &[
 
 /// The meaningful words of a text or a name, in order, lower-case.
 pub(super) fn words(text: &str) -> Vec<String> {
+    all_words(text).into_iter().filter(|word| !is_filler(word)).collect()
+}
+
+/// Every word of a text or a name, filler included (a property named `from` or `to` is labelled
+/// by exactly that word), in order, lower-case.
+pub(super) fn all_words(text: &str) -> Vec<String> {
     split_humps(text)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
-        .filter(|word| !is_filler(word))
         .collect()
 }
 
