@@ -77,6 +77,9 @@ async fn demo_users_see_the_tools_the_demo_policy_gives_them() {
         };
         assert_eq!(session["user"]["name"], expected_name, "the display name comes from the name claim");
         assert_eq!(session["page_tools"], !task_tools.is_empty());
+        // Switching users needs no typed URL: every demo page links to the sign-out page.
+        let switch = page.eval("document.querySelector('header .switch a').getAttribute('href')").await;
+        assert_eq!(switch, "/.toolgate/logout", "{user}");
         let permissions =
             page.eval("fetch(location.href).then((r) => r.headers.get('permissions-policy'))").await;
         if task_tools.is_empty() {
