@@ -26,6 +26,10 @@
 #   SOAK_MINUTES       after the tables, keep relaying (whole, c=8) through the first store's
 #                      gateway for this many minutes, printing its RSS every minute (default 0:
 #                      no soak; 30 is the memory soak of docs/operations.md)
+#   SOAK_DELAY_MS      each soak connection waits this long between requests (default 40:
+#                      about 200 requests/s, 400 audit records/s, 35 million a day, far above a
+#                      real deployment); 0: as fast as the gateway goes, where RSS grows with
+#                      the store (sled keeps about 15 bytes per stored record in memory)
 #   KEEP=1             keep the temp dir (configs, logs, raw wrk output)
 # Exits 0 when the target is missed (prints ABOVE); non-zero only when it cannot run or a target
 # answers wrongly.
@@ -42,6 +46,7 @@ RELAY_CONNECTIONS="${RELAY_CONNECTIONS:-1 8}"
 RELAY_MODES="${RELAY_MODES:-whole stream}"
 RELAY_STORES="${RELAY_STORES:-dir}"
 SOAK_MINUTES="${SOAK_MINUTES:-0}"
+SOAK_DELAY_MS="${SOAK_DELAY_MS:-40}"
 TARGET_MS=1
 SITE=bench
 
@@ -332,12 +337,14 @@ if ((SOAK_MINUTES > 0)); then
     pid="${GW_PID[$store]}"
     mapfile -t headers < <(auth_headers "$store")
     echo
-    echo "Memory soak: $SOAK_MINUTES min of relay load (whole, c=8) through the gateway ($store store)"
+    cp "$TMP/whole.lua" "$TMP/soak.lua"
+    if ((SOAK_DELAY_MS > 0)); then echo "function delay() return $SOAK_DELAY_MS end" >>"$TMP/soak.lua"; fi
+    echo "Memory soak: $SOAK_MINUTES min of relay load (whole, c=8, ${SOAK_DELAY_MS} ms between a connection's requests) through the gateway ($store store)"
     printf '  %6s %10s %12s %12s\n' "minute" "RSS MB" "requests" "audit recs"
     soak_requests=0
     declare -a SOAK_RSS=()
     for minute in $(seq 1 "$SOAK_MINUTES"); do
-        wrk -t2 -c8 -d60s -s "$TMP/whole.lua" "${headers[@]}" "${GW_URL[$store]}/v1/chat/completions" >"$TMP/soak.txt"
+        wrk -t2 -c8 -d60s -s "$TMP/soak.lua" "${headers[@]}" "${GW_URL[$store]}/v1/chat/completions" >"$TMP/soak.txt"
         kill -0 "$pid" 2>/dev/null || die "the gateway ($store) died during the soak"
         soak_requests=$((soak_requests + $(awk '/requests in/ { print $1 }' "$TMP/soak.txt")))
         rss="$(rss_kb "$pid" VmRSS)"
