@@ -2,13 +2,14 @@
 //!
 //! Serde stops at the first structural error. Unknown keys are the common mistake (a typo, a key
 //! from another version), so this module reports all of them in one run: it parses the file into
-//! a spanned document once, and each time serde names an unknown key it removes that key from the
-//! document and deserializes again. Every problem carries the key's full dotted path, found by its
-//! place in the document (`sites.tasks.uptream`), because serde cannot name map keys that keep
-//! their own spans.
+//! a spanned document once, and each time serde names an unknown key (or a value of the wrong
+//! type) it removes that entry from the document and deserializes again. Every problem carries
+//! the key's full dotted path, found by its place in the document (`sites.tasks.uptream`),
+//! because serde cannot name map keys that keep their own spans.
 
 use super::problem::{LineIndex, Problem};
 use super::raw::RawConfig;
+use serde::Deserialize;
 use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, Deserializer};
@@ -29,9 +30,9 @@ pub(super) fn deserialize(text: &str, lines: &LineIndex) -> Result<(RawConfig, V
     let mut problems = Vec::new();
     loop {
         let deserializer = Deserializer::from(document.clone());
-        let error = match serde_path_to_error::deserialize::<_, RawConfig>(deserializer) {
+        let error = match RawConfig::deserialize(deserializer) {
             Ok(raw) => return Ok((raw, in_file_order(problems))),
-            Err(error) => error.into_inner(),
+            Err(error) => error,
         };
         let message = error.message().trim().to_owned();
         let span = error.span();

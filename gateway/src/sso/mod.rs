@@ -234,7 +234,8 @@ impl Sso {
             return None;
         }
         let endpoint = self.oidc.end_session_endpoint().await?;
-        let mut url = url::Url::parse(&endpoint).ok()?;
+        let mut url =
+            url::Url::parse(&endpoint).ok().filter(|url| matches!(url.scheme(), "https" | "http"))?;
         {
             let mut query = url.query_pairs_mut();
             if let Some(id_token) =
