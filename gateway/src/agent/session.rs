@@ -11,9 +11,6 @@ use http::{Response, StatusCode};
 use policy::{ContextDecision, ContextName, ToolRef};
 use serde_json::json;
 
-/// How long the runtime waits for a page's tool to answer, unless a call says otherwise.
-const CALL_TIMEOUT_MS: u64 = 30_000;
-
 /// The session document; `query` may name tools and contexts to decide.
 pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller, query: &str) -> Response<ProxyBody> {
     let (id, name) = match &caller.identity {
@@ -35,7 +32,8 @@ pub fn respond(gateway: &Gateway, site: &Site, caller: &Caller, query: &str) -> 
             "catalog_bytes": catalog::MAX_CATALOG_BYTES,
             "tools": catalog::MAX_TOOLS,
             "contexts": catalog::MAX_CONTEXTS,
-            "call_timeout_ms": CALL_TIMEOUT_MS,
+            // One setting governs how long a tool may run, on the page and at the gateway.
+            "call_timeout_ms": u64::try_from(gateway.config.agent.tool_timeout.as_millis()).unwrap_or(u64::MAX),
         },
     });
     json(StatusCode::OK, &body)

@@ -59,6 +59,8 @@ async fn the_catalog_answer_follows_the_policy_and_fills_the_inventory() {
     assert_eq!(session["site"], "site0");
     assert_eq!(session["page_tools"], true);
     assert_eq!(session["limits"]["catalog_bytes"], 262_144);
+    // The page waits for a tool as long as the gateway does: `agent.tool_timeout` (60 s default).
+    assert_eq!(session["limits"]["call_timeout_ms"], 60_000);
     assert_eq!(session["visible"], json!({"tools": [], "contexts": []}));
     let csrf = session["csrf"].as_str().expect("csrf token");
     let asked = "/.toolgate/agent/session?tool=add_task&tool=delete_task&tool=bad%20name&context=task_list&context=salaries";
