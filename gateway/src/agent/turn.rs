@@ -233,8 +233,8 @@ async fn handle_call(
     let mut args = integral_numbers(args);
     scope.restore_json(&mut args);
     let canonical = approvals::canonical_args(&args);
-    let (decision, explanation) = turn.view.tool_call(&exposed.reference, &args);
-    let explanation = serde_json::to_value(&explanation).ok();
+    let (decision, explained) = turn.view.tool_call(&exposed.reference, &args);
+    let explanation = serde_json::to_value(&explained).ok();
     turn.metrics.tool_decisions.with_label_values(&[turn.owner.site.as_str(), decision.label()]).inc();
     let token = match decision {
         ToolDecision::Deny { reason } => {
@@ -250,8 +250,9 @@ async fn handle_call(
             return format!("error: denied by policy ({reason})").into();
         }
         ToolDecision::AskApproval { approver } => {
+            let why = approval_reason(&explained);
             record_call(turn, &exposed.catalog_name, "ask_approval", "policy", explanation).await;
-            match approve(turn, exposed, &call_id, &args, &canonical, approver, events).await {
+            match approve(turn, exposed, &call_id, &args, &canonical, (approver, &why), events).await {
                 Ok(token) => Some(token),
                 Err(message) => return message.into(),
             }
@@ -339,6 +340,27 @@ async fn wait_for_call(
     }
 }
 
+/// Why the policy asks for approval, for the approver to read: the rule and the condition that
+/// asked (`rule big-expenses, when args.amount > 1000`), or the default that did.
+fn approval_reason(explanation: &policy::Explanation) -> String {
+    let asked =
+        explanation.matches.iter().find(|found| found.applied && found.effect == policy::Effect::Approve);
+    let reason = match (asked, &explanation.decided_by) {
+        (Some(found), _) => match &found.condition {
+            Some(check) => format!("rule {}, when {}", found.rule, check.source),
+            None => format!("rule {}", found.rule),
+        },
+        (None, policy::DecidedBy::ConsequentialHint { .. }) => {
+            "the tool says it is consequential, and the policy asks for approval of such tools".to_owned()
+        }
+        (None, policy::DecidedBy::SiteDefault { site, .. }) => format!("the default of site {site}"),
+        (None, policy::DecidedBy::Default { .. }) => "the policy's default".to_owned(),
+        (None, policy::DecidedBy::Rule { rule, .. }) => format!("rule {rule}"),
+        (None, _) => "the policy asks for approval".to_owned(),
+    };
+    super::cap(&reason, 1000)
+}
+
 /// Asks for approval and waits for it; the token on approval, else the model's error text.
 async fn approve(
     turn: &TurnContext,
@@ -346,7 +368,7 @@ async fn approve(
     call_id: &str,
     args: &serde_json::Value,
     canonical: &str,
-    approver: policy::Approver,
+    (approver, reason): (policy::Approver, &str),
     events: &EventSender,
 ) -> Result<String, String> {
     let now = crate::support::clock::unix_now();
@@ -375,7 +397,7 @@ async fn approve(
     }
     let record = turn
         .approvals
-        .request(binding, canonical.to_owned(), approver, "policy asks for approval", form, now)
+        .request(binding, canonical.to_owned(), approver, reason, form, now)
         .map_err(|_| "error: the approval could not be recorded".to_owned())?;
     turn.metrics.approvals.with_label_values(&["requested"]).inc();
     let required = TurnEvent::ApprovalRequired {
@@ -484,8 +506,37 @@ fn integral_numbers(value: serde_json::Value) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use super::integral_numbers;
+    use super::{approval_reason, integral_numbers};
     use serde_json::json;
+
+    /// The approver reads which rule, and which condition, asked for approval.
+    #[test]
+    fn the_approval_reason_names_the_rule_and_its_condition() {
+        let text = r#"
+groups = ["finance-approvers"]
+
+[[rule]]
+id = "expenses-staff"
+tools.allow = ["submit_expense"]
+
+[[rule]]
+id = "big-expenses"
+tools.approve_by = { tools = ["submit_expense"], group = "finance-approvers", when = "args.amount > 1000" }
+
+[[rule]]
+id = "tasks"
+tools.approve = ["delete_task"]
+"#;
+        let site = policy::SiteId::new("expenses");
+        let policy =
+            policy::Policy::parse(text, "test.toml", std::slice::from_ref(&site)).expect("test policy");
+        let subject = policy::Subject { user: policy::UserId::new("bob"), email: None, groups: Vec::new() };
+        let view = policy.view(&subject, &site);
+        let (_, big) = view.tool_call(&policy::ToolRef::named("submit_expense"), &json!({"amount": 5000}));
+        assert_eq!(approval_reason(&big), "rule big-expenses, when args.amount > 1000");
+        let (_, plain) = view.tool_call(&policy::ToolRef::named("delete_task"), &json!({"id": 3}));
+        assert_eq!(approval_reason(&plain), "rule tasks");
+    }
 
     #[test]
     fn whole_numbers_are_spelled_as_integers() {
