@@ -41,7 +41,8 @@ pub struct Shell<'a> {
 pub struct Roles {
     /// Every page; policy edits, inventory rules, approvals.
     pub admin: bool,
-    /// Reads overview, policies, inventory, permissions and audit; changes nothing.
+    /// Reads overview, policies, inventory, permissions, the approvals queue and audit; changes
+    /// nothing.
     pub auditor: bool,
     /// Overview and the approvals queue.
     pub approver: bool,
@@ -54,7 +55,15 @@ impl Roles {
             return true;
         }
         let auditor = self.auditor
-            && matches!(page, Nav::Overview | Nav::Policies | Nav::Inventory | Nav::Permissions | Nav::Audit);
+            && matches!(
+                page,
+                Nav::Overview
+                    | Nav::Policies
+                    | Nav::Inventory
+                    | Nav::Permissions
+                    | Nav::Approvals
+                    | Nav::Audit
+            );
         let approver = self.approver && matches!(page, Nav::Overview | Nav::Approvals);
         auditor || approver
     }

@@ -60,9 +60,10 @@ mod tests {
             nav_links(&page_for(admin_roles, Nav::Overview)),
             ["/", "/policies", "/inventory", "/permissions", "/approvals", "/audit"]
         );
+        // Auditors read the approvals queue too (they decide nothing).
         assert_eq!(
             nav_links(&page_for(auditor, Nav::Overview)),
-            ["/", "/policies", "/inventory", "/permissions", "/audit"]
+            ["/", "/policies", "/inventory", "/permissions", "/approvals", "/audit"]
         );
         assert_eq!(nav_links(&page_for(approver, Nav::Overview)), ["/", "/approvals"]);
         assert_eq!(nav_links(&page_for(both, Nav::Overview)).len(), 6);
@@ -70,7 +71,7 @@ mod tests {
         assert!(
             !approver.may_open(Nav::Audit)
                 && auditor.may_open(Nav::Audit)
-                && !auditor.may_open(Nav::Approvals)
+                && auditor.may_open(Nav::Approvals)
         );
     }
 

@@ -69,7 +69,13 @@ pub async fn respond(
             let now = crate::support::clock::unix_now();
             let decided = gateway
                 .approvals
-                .decide(id, caller.user_id(), &groups, decision.approve, &decision.comment, now)
+                .decide(
+                    id,
+                    &crate::approvals::Decider::member(caller.user_id(), &groups),
+                    decision.approve,
+                    &decision.comment,
+                    now,
+                )
                 .map_err(decide_error)?;
             let verdict = if decision.approve { "approved" } else { "denied" };
             let mut event = AuditEvent::new(EventKind::ApprovalDecision)

@@ -84,7 +84,9 @@ mod tests {
         let form = FormTarget { method: "POST".into(), action_path: "/expenses".into() };
         let record =
             approvals.request(binding, canonical, Approver::User, "", Some(form), NOW).expect("request");
-        let record = approvals.decide(&record.id, "alice", &[], true, "", NOW).expect("decide");
+        let record = approvals
+            .decide(&record.id, &crate::approvals::Decider::member("alice", &[]), true, "", NOW)
+            .expect("decide");
         let token = approvals.token(&record);
         (approvals, token)
     }

@@ -48,6 +48,34 @@ const CAS_ATTEMPTS: usize = 16;
 const RETENTION_SECONDS: u64 = 3600;
 /// A waiter re-reads the store at least this often (decisions made by another replica).
 const POLL_INTERVAL: Duration = Duration::from_secs(2);
+/// Who decides an approval: a user, their groups, and whether they administer the gateway
+/// (administrators decide any group's approval, never their own call).
+#[derive(Debug, Clone, Copy)]
+pub struct Decider<'a> {
+    /// The user deciding.
+    pub user: &'a str,
+    /// Their groups.
+    pub groups: &'a [String],
+    /// Whether they are in `[dashboard] admin_groups`.
+    pub admin: bool,
+}
+
+impl<'a> Decider<'a> {
+    /// A user who decides for their groups.
+    pub fn member(user: &'a str, groups: &'a [String]) -> Self {
+        Self { user, groups, admin: false }
+    }
+}
+
+/// Which pending group approvals a caller sees.
+#[derive(Debug, Clone, Copy)]
+pub enum Queue<'a> {
+    /// Those of these approver groups.
+    Groups(&'a [String]),
+    /// Every one (administrators decide them, auditors read them).
+    Everything,
+}
+
 /// Most records `pending_for` returns (oldest first).
 const MAX_PENDING_LISTED: usize = 1000;
 
@@ -125,8 +153,7 @@ impl Approvals {
     pub fn decide(
         &self,
         id: &str,
-        decider_user: &str,
-        decider_groups: &[String],
+        decider: &Decider<'_>,
         approve: bool,
         comment: &str,
         now: u64,
@@ -135,14 +162,18 @@ impl Approvals {
             return Err(ApprovalError::CommentTooLong);
         }
         self.update(id, |record| {
+            let decider_user = decider.user;
             match &record.approver {
                 Approver::User if decider_user != record.binding.user => {
                     return Err(ApprovalError::NotAllowed);
                 }
                 Approver::User => {}
-                Approver::Group(group) if !decider_groups.iter().any(|member_of| member_of == group) => {
+                Approver::Group(group)
+                    if !decider.admin && !decider.groups.iter().any(|member_of| member_of == group) =>
+                {
                     return Err(ApprovalError::NotAllowed);
                 }
+                // Four eyes, for administrators too.
                 Approver::Group(_) if decider_user == record.binding.user => {
                     return Err(ApprovalError::SelfApproval);
                 }
@@ -224,9 +255,9 @@ impl Approvals {
         })
     }
 
-    /// Pending group approvals a member of `groups` may decide (the dashboard's queue), oldest
+    /// Pending group approvals in `queue` (the dashboard's and the approvals API's), oldest
     /// first, without those past their expiry.
-    pub fn pending_for(&self, groups: &[String]) -> Result<Vec<ApprovalRecord>, ApprovalError> {
+    pub fn pending_for(&self, queue: Queue<'_>) -> Result<Vec<ApprovalRecord>, ApprovalError> {
         let now = unix_now();
         let mut pending = Vec::new();
         let mut from = Vec::new();
@@ -238,7 +269,11 @@ impl Approvals {
             let done = batch.len() < 256;
             for (_, value) in batch {
                 let Ok(record) = serde_json::from_slice::<ApprovalRecord>(&value) else { continue };
-                let mine = matches!(&record.approver, Approver::Group(group) if groups.contains(group));
+                let mine = match (&record.approver, queue) {
+                    (Approver::Group(_), Queue::Everything) => true,
+                    (Approver::Group(group), Queue::Groups(groups)) => groups.contains(group),
+                    (Approver::User, _) => false,
+                };
                 if mine && record.state == ApprovalState::Pending && !record.is_expired(now) {
                     pending.push(record);
                 }

@@ -32,7 +32,8 @@ fn pending(approvals: &Approvals, approver: Approver) -> ApprovalRecord {
 /// An approved record (by the user themself) and its token.
 fn approved(approvals: &Approvals) -> (ApprovalRecord, String) {
     let record = pending(approvals, Approver::User);
-    let record = approvals.decide(&record.id, "alice", &[], true, "ok", NOW + 1).expect("decide");
+    let record =
+        approvals.decide(&record.id, &Decider::member("alice", &[]), true, "ok", NOW + 1).expect("decide");
     let token = approvals.token(&record);
     (record, token)
 }
@@ -95,7 +96,7 @@ fn expired_unknown_forged_and_undecided_approvals_are_refused() {
     let waiting = pending(&approvals, Approver::User);
     let waiting_token = approvals.token(&waiting);
     assert_eq!(error(approvals.consume(&waiting_token, &waiting.binding, NOW + 2)), "not_approved");
-    approvals.decide(&waiting.id, "alice", &[], false, "no", NOW + 2).expect("deny");
+    approvals.decide(&waiting.id, &Decider::member("alice", &[]), false, "no", NOW + 2).expect("deny");
     assert_eq!(error(approvals.consume(&waiting_token, &waiting.binding, NOW + 3)), "denied");
 }
 
@@ -104,10 +105,17 @@ fn only_the_user_decides_their_own_approval() {
     let approvals = approvals();
     let record = pending(&approvals, Approver::User);
     let admins = vec!["admins".to_owned()];
-    assert_eq!(error(approvals.decide(&record.id, "bob", &admins, true, "", NOW)), "not_allowed");
-    let decided = approvals.decide(&record.id, "alice", &[], true, "", NOW).expect("alice decides");
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("bob", &admins), true, "", NOW)),
+        "not_allowed"
+    );
+    let decided =
+        approvals.decide(&record.id, &Decider::member("alice", &[]), true, "", NOW).expect("alice decides");
     assert!(matches!(decided.state, ApprovalState::Approved { ref by, .. } if by == "alice"));
-    assert_eq!(error(approvals.decide(&record.id, "alice", &[], false, "", NOW)), "already_decided");
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("alice", &[]), false, "", NOW)),
+        "already_decided"
+    );
 }
 
 #[test]
@@ -117,11 +125,21 @@ fn a_group_approval_needs_a_member_other_than_the_requester() {
     let record = pending(&approvals, approver);
     let finance = vec!["finance-approvers".to_owned()];
     let staff = vec!["staff".to_owned()];
-    assert_eq!(error(approvals.decide(&record.id, "bob", &staff, true, "", NOW)), "not_allowed");
-    assert_eq!(error(approvals.decide(&record.id, "alice", &staff, true, "", NOW)), "not_allowed");
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("bob", &staff), true, "", NOW)),
+        "not_allowed"
+    );
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("alice", &staff), true, "", NOW)),
+        "not_allowed"
+    );
     // Alice is in the group too, but four eyes: she cannot approve her own call.
-    assert_eq!(error(approvals.decide(&record.id, "alice", &finance, true, "", NOW)), "self_approval");
-    let decided = approvals.decide(&record.id, "carol", &finance, true, "fine", NOW).expect("member");
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("alice", &finance), true, "", NOW)),
+        "self_approval"
+    );
+    let decided =
+        approvals.decide(&record.id, &Decider::member("carol", &finance), true, "fine", NOW).expect("member");
     assert!(matches!(decided.state, ApprovalState::Approved { ref by, ref comment, .. }
         if by == "carol" && comment == "fine"));
 }
@@ -131,12 +149,15 @@ fn deciding_after_expiry_marks_the_record_expired() {
     let approvals = approvals();
     let record = pending(&approvals, Approver::User);
     let late = record.binding.expires_at;
-    assert_eq!(error(approvals.decide(&record.id, "alice", &[], true, "", late)), "expired");
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("alice", &[]), true, "", late)),
+        "expired"
+    );
     assert_eq!(
         approvals.get(&record.id).expect("get").map(|record| record.state),
         Some(ApprovalState::Expired)
     );
-    assert_eq!(error(approvals.decide(&record.id, "alice", &[], true, "", NOW)), "expired");
+    assert_eq!(error(approvals.decide(&record.id, &Decider::member("alice", &[]), true, "", NOW)), "expired");
 }
 
 #[test]
@@ -144,7 +165,10 @@ fn sizes_and_inconsistent_requests_are_refused() {
     let approvals = approvals();
     let record = pending(&approvals, Approver::User);
     let long = "x".repeat(MAX_COMMENT + 1);
-    assert_eq!(error(approvals.decide(&record.id, "alice", &[], true, &long, NOW)), "comment_too_long");
+    assert_eq!(
+        error(approvals.decide(&record.id, &Decider::member("alice", &[]), true, &long, NOW)),
+        "comment_too_long"
+    );
 
     let (binding, _) = binding_for(&json!({}), NOW);
     let huge = canonical_args(&json!({"text": "x".repeat(MAX_CANONICAL_ARGS)}));
@@ -202,7 +226,7 @@ async fn wait_resolves_on_a_decision_and_expires_at_the_deadline() {
         tokio::spawn(async move { approvals.wait(&id, Instant::now() + Duration::from_secs(30)).await })
     };
     tokio::time::sleep(Duration::from_millis(20)).await;
-    approvals.decide(&record.id, "alice", &[], false, "no", now).expect("decide");
+    approvals.decide(&record.id, &Decider::member("alice", &[]), false, "no", now).expect("decide");
     let started = std::time::Instant::now();
     let resolved = tokio::time::timeout(Duration::from_secs(5), waiter).await.expect("woken").expect("task");
     assert!(matches!(resolved.expect("wait").state, ApprovalState::Denied { .. }));
@@ -228,10 +252,36 @@ fn the_dashboard_queue_lists_pending_group_approvals_of_the_deciders_groups() {
     let decided = ask(json!({"n": 2}), Approver::Group("finance".into()));
     ask(json!({"n": 3}), Approver::Group("hr".into()));
     ask(json!({"n": 4}), Approver::User);
-    approvals.decide(&decided.id, "carol", &["finance".to_owned()], true, "", now).expect("decide");
-    let queue = approvals.pending_for(&["finance".to_owned(), "staff".to_owned()]).expect("queue");
+    let carol_groups = ["finance".to_owned()];
+    approvals.decide(&decided.id, &Decider::member("carol", &carol_groups), true, "", now).expect("decide");
+    let queue =
+        approvals.pending_for(Queue::Groups(&["finance".to_owned(), "staff".to_owned()])).expect("queue");
     assert_eq!(queue.iter().map(|record| record.id.as_str()).collect::<Vec<_>>(), vec![finance.id.as_str()]);
-    assert!(approvals.pending_for(&[]).expect("queue").is_empty());
+    assert!(approvals.pending_for(Queue::Groups(&[])).expect("queue").is_empty());
+    // Administrators and auditors see every group's pending approvals (never a user's own).
+    let everything = approvals.pending_for(Queue::Everything).expect("queue");
+    assert_eq!(everything.len(), 2, "finance's and hr's: {everything:?}");
+}
+
+/// Administrators decide any group's approval, so a group whose only member asked is not stuck
+/// until the approval expires; four eyes still holds for them.
+#[test]
+fn an_administrator_decides_any_group_approval_but_not_their_own() {
+    let approvals = approvals();
+    let record = pending(&approvals, Approver::Group("finance-approvers".into()));
+    let none: Vec<String> = Vec::new();
+    let erin = Decider { user: "erin", groups: &none, admin: true };
+    let alice_as_admin = Decider { user: "alice", groups: &none, admin: true };
+    assert_eq!(error(approvals.decide(&record.id, &alice_as_admin, true, "", NOW)), "self_approval");
+    let decided =
+        approvals.decide(&record.id, &erin, true, "covering", NOW).expect("an administrator decides");
+    assert!(matches!(decided.state, ApprovalState::Approved { ref by, .. } if by == "erin"));
+    let user_call = pending(&approvals, Approver::User);
+    assert_eq!(
+        error(approvals.decide(&user_call.id, &erin, true, "", NOW)),
+        "not_allowed",
+        "a user's own confirmation stays theirs"
+    );
 }
 
 #[test]

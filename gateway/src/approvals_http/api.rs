@@ -7,7 +7,7 @@
 //! may decide is `Approvals::decide`'s business: a member of the approver group other than the
 //! user who asked (four eyes). Every decision is audited before it is answered.
 
-use crate::approvals::{ApprovalError, ApprovalRecord, Approver};
+use crate::approvals::{ApprovalError, ApprovalRecord, Approver, Decider, Queue};
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::http::body::{self, IdleTimeout, ProxyBody};
 use crate::http::request_id::RequestId;
@@ -48,7 +48,7 @@ pub async fn handle(
     };
     let path = request.uri().path().to_owned();
     match (request.method().clone(), path.strip_prefix("/.toolgate/approvals/")) {
-        (Method::GET, None) => match gateway.approvals.pending_for(&identity.groups) {
+        (Method::GET, None) => match gateway.approvals.pending_for(queue(gateway, &identity)) {
             Ok(records) => {
                 let listed: Vec<Value> = records.iter().map(view).collect();
                 answer(StatusCode::OK, &json!({ "approvals": listed }))
@@ -120,17 +120,18 @@ pub async fn decide_and_audit(
     request_id: &RequestId,
 ) -> Result<ApprovalRecord, DecideFailure> {
     let now = crate::support::clock::unix_now();
-    let decided = gateway
-        .approvals
-        .decide(id, &identity.user, &identity.groups, approve, comment, now)
-        .map_err(DecideFailure::Refused)?;
+    let admin = standing(gateway, identity).admin;
+    let decider = Decider { user: &identity.user, groups: &identity.groups, admin };
+    let decided =
+        gateway.approvals.decide(id, &decider, approve, comment, now).map_err(DecideFailure::Refused)?;
+    let as_member = matches!(&decided.approver, Approver::Group(group) if identity.groups.contains(group));
     let verdict = if approve { "approved" } else { "denied" };
     let mut event = AuditEvent::new(EventKind::ApprovalDecision)
         .actor(&identity.user, identity.email.as_deref(), &identity.groups)
         .site(&decided.binding.site)
         .request(request_id.as_str())
         .resource(&format!("approval:{id}"))
-        .decision(verdict, "approver_group");
+        .decision(verdict, if as_member { "approver_group" } else { "administrator" });
     event.tool = Some(decided.binding.tool.clone());
     let capture = gateway
         .config
@@ -145,6 +146,30 @@ pub async fn decide_and_audit(
         .map_err(|_| DecideFailure::AuditUnavailable)?;
     gateway.metrics.approvals.with_label_values(&[verdict]).inc();
     Ok(decided)
+}
+
+/// What a caller's groups make them on the approvals queue.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Standing {
+    /// In `[dashboard] admin_groups`: sees every pending approval, decides any they did not ask for.
+    pub admin: bool,
+    /// In `[dashboard] auditor_groups`: sees every pending approval, decides none of them.
+    pub auditor: bool,
+}
+
+/// The caller's standing, from the dashboard's role groups (none without a dashboard).
+pub fn standing(gateway: &Gateway, identity: &Identity) -> Standing {
+    gateway.config.dashboard.as_ref().map_or_else(Standing::default, |dashboard| Standing {
+        admin: identity.in_any(&dashboard.admin_groups),
+        auditor: identity.in_any(&dashboard.auditor_groups),
+    })
+}
+
+/// The pending approvals a caller sees: every one for administrators and auditors, else those of
+/// their approver groups.
+pub fn queue<'a>(gateway: &Gateway, identity: &'a Identity) -> Queue<'a> {
+    let standing = standing(gateway, identity);
+    if standing.admin || standing.auditor { Queue::Everything } else { Queue::Groups(&identity.groups) }
 }
 
 /// Who is calling: bearer tokens only.

@@ -15,6 +15,8 @@ pub(super) enum Need {
     Edit,
     /// See and decide approvals.
     Approve,
+    /// See the approvals queue (auditors read it; they decide nothing).
+    SeeApprovals,
 }
 
 /// The roles `groups` give.
@@ -38,6 +40,7 @@ pub(super) fn allows(roles: Roles, need: Need) -> bool {
         Need::Read => roles.admin || roles.auditor,
         Need::Edit => roles.admin,
         Need::Approve => roles.admin || roles.approver,
+        Need::SeeApprovals => roles.admin || roles.approver || roles.auditor,
     }
 }
 

@@ -14,7 +14,7 @@ use http::{Response, StatusCode};
 /// `GET /approvals`.
 pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Notice)>) -> Response<ProxyBody> {
     let identity = &context.caller.identity;
-    let pending = match context.gateway.approvals.pending_for(&identity.groups) {
+    let pending = match context.gateway.approvals.pending_for(api::queue(context.gateway, identity)) {
         Ok(pending) => pending,
         Err(_) => {
             return respond::store_unavailable("Approvals cannot be read right now.");
@@ -26,7 +26,13 @@ pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Noti
         _ => None,
     });
     let (status, notice) = notice.map_or((StatusCode::OK, None), |(status, notice)| (status, Some(notice)));
-    let data = ApprovalsData { pending: pending.iter().map(|record| row(record, &identity.user)).collect() };
+    let standing = api::standing(context.gateway, identity);
+    let data = ApprovalsData {
+        pending: pending
+            .iter()
+            .map(|record| row(record, &identity.user, &identity.groups, standing))
+            .collect(),
+    };
     respond::page(status, dashboard::approvals(&context.shell(Nav::Approvals, notice), &data))
 }
 
@@ -64,8 +70,16 @@ pub(super) async fn decide(context: &Context<'_>, id: &str, form: &Form) -> Resp
     }
 }
 
-fn row(record: &ApprovalRecord, viewer: &str) -> ApprovalRow {
+fn row(record: &ApprovalRecord, viewer: &str, groups: &[String], standing: api::Standing) -> ApprovalRow {
     let own = record.binding.user == viewer;
+    let member = matches!(&record.approver, Approver::Group(group) if groups.contains(group));
+    let why_not = if own {
+        Some("You asked for this call; another approver must decide.".to_owned())
+    } else if !member && !standing.admin {
+        Some("Auditors see the queue; the approver group or an administrator decides.".to_owned())
+    } else {
+        None
+    };
     let args = serde_json::from_str::<serde_json::Value>(&record.canonical_args)
         .ok()
         .and_then(|value| serde_json::to_string_pretty(&value).ok())
@@ -83,7 +97,7 @@ fn row(record: &ApprovalRecord, viewer: &str) -> ApprovalRow {
         },
         reason: record.reason.clone(),
         args_pretty: args,
-        can_decide: !own,
-        why_not: own.then(|| "You asked for this call; another approver must decide.".to_owned()),
+        can_decide: why_not.is_none(),
+        why_not,
     }
 }

@@ -184,7 +184,9 @@ async fn get(context: &Context<'_>, path: &str) -> Response<ProxyBody> {
         }
         ["inventory"] if access::allows(roles, Need::Read) => inventory_page::page(context, None).await,
         ["permissions"] if access::allows(roles, Need::Read) => permissions::page(context).await,
-        ["approvals"] if access::allows(roles, Need::Approve) => approvals_page::page(context, None).await,
+        ["approvals"] if access::allows(roles, Need::SeeApprovals) => {
+            approvals_page::page(context, None).await
+        }
         ["audit"] if access::allows(roles, Need::Read) => audit_page::search(context).await,
         ["audit", "export"] if access::allows(roles, Need::Read) => audit_page::export(context).await,
         ["audit", "records", seq] if access::allows(roles, Need::Read) => {

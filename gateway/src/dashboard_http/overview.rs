@@ -33,8 +33,9 @@ pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
             requests: requests.get(site.id.as_str()).copied().unwrap_or(0.0) as u64,
         })
         .collect();
-    let pending_approvals = if allows(context.caller.roles, Need::Approve) {
-        gateway.approvals.pending_for(&context.caller.identity.groups).map_or(0, |pending| pending.len())
+    let pending_approvals = if allows(context.caller.roles, Need::SeeApprovals) {
+        let queue = crate::approvals_http::api::queue(gateway, &context.caller.identity);
+        gateway.approvals.pending_for(queue).map_or(0, |pending| pending.len())
     } else {
         0
     };

@@ -329,3 +329,54 @@ async fn every_page_renders_cleanly_at_desktop_and_phone_widths() {
     assert_eq!(page.console_errors(), Vec::<String>::new(), "no console errors (a CSP violation is one)");
     demo.gateway.stop().await;
 }
+
+/// A call whose only eligible approver is its requester (bob, the demo's only finance approver,
+/// filing a big expense himself) does not wait until it expires: an administrator sees it and
+/// decides it, auditors see it read-only, and bob sees why he cannot.
+#[tokio::test(flavor = "multi_thread")]
+async fn administrators_decide_any_group_approval_and_auditors_read_the_queue() {
+    use gateway::approvals::{Approver, Binding, args_digest, canonical_args};
+    let demo = gateway::demo::start(0, None, Shutdown::new()).await.expect("demo starts");
+    let canonical = canonical_args(&json!({"amount": 4200, "currency": "EUR"}));
+    let binding = Binding {
+        user: "bob".into(),
+        session: "digest".into(),
+        site: "expenses".into(),
+        tool: "submit_expense".into(),
+        args_digest: args_digest(&canonical),
+        call_id: "call-bob-1".into(),
+        expires_at: gateway::support::clock::unix_now() + 300,
+    };
+    let approver = Approver::Group("finance-approvers".into());
+    let reason = "rule big-expenses, when args.amount > 1000";
+    let now = gateway::support::clock::unix_now();
+    let record =
+        demo.gateway.state.approvals.request(binding, canonical, approver, reason, None, now).expect("asked");
+    let form = format!("form[action=\"/approvals/{}\"]", record.id);
+    let has_form = format!("Boolean(document.querySelector('{form}'))");
+
+    let bob = sign_in("bob", &admin(&demo, "/approvals")).await;
+    let queue = text(&bob.page).await;
+    assert!(queue.contains("You asked for this call"), "{queue}");
+    assert_eq!(bob.page.eval(&has_form).await, json!(false), "no form for his own call");
+
+    let carol = sign_in("carol", &admin(&demo, "/approvals")).await;
+    let queue = text(&carol.page).await;
+    assert!(queue.contains("submit_expense") && queue.contains("Auditors see the queue"), "{queue}");
+    assert!(queue.contains(reason), "the rule and its condition are named: {queue}");
+    assert_eq!(carol.page.eval(&has_form).await, json!(false), "auditors decide nothing");
+
+    let erin = sign_in("erin", &admin(&demo, "/approvals")).await;
+    assert!(text(&erin.page).await.contains("submit_expense"));
+    erin.page
+        .navigate_by(&format!(
+            "document.querySelector('{form}').querySelector('button[name=decision][value=approve]').click()"
+        ))
+        .await;
+    assert!(text(&erin.page).await.contains("Approved"), "the administrator decided");
+    let decided = demo.gateway.state.approvals.get(&record.id).expect("store").expect("record");
+    assert!(
+        matches!(decided.state, gateway::approvals::ApprovalState::Approved { ref by, .. } if by == "erin")
+    );
+    demo.gateway.stop().await;
+}
