@@ -26,6 +26,7 @@ const RUNTIME_SOURCE: &str = concat!(
     include_str!("../runtime/parts/50-ci4a.js"),
     include_str!("../runtime/parts/60-agent.js"),
     include_str!("../runtime/parts/65-panel-look.js"),
+    include_str!("../runtime/parts/68-submit-pointer.js"),
     include_str!("../runtime/parts/70-panel.js"),
     include_str!("../runtime/parts/90-start.js"),
     "\n})();\n",

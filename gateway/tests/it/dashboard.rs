@@ -219,11 +219,27 @@ async fn an_approver_approves_a_waiting_call_in_the_dashboard_and_it_completes()
     // The waiting turn goes on: the form is filled, the user submits it, the claim is stored once.
     panel_until(page, &format!("{card}.dataset.approvalState === 'approved'")).await;
     until(page, "document.querySelector('#expense [name=description]').value !== ''").await;
+    // The panel tells the user to press the page's button, and the button is pointed at.
+    let waiting = panel_until(page, "(() => { const line = root.querySelector('[data-status=awaiting_submit]'); return line && line.textContent; })()").await;
+    assert!(
+        waiting.as_str().is_some_and(|text| text.contains("press its") && text.contains("button to send it")),
+        "{waiting}"
+    );
+    let outlined = page.eval("document.querySelector('#expense button').style.outline").await;
+    assert!(
+        outlined.as_str().is_some_and(|outline| outline.contains("solid")),
+        "the submit button is outlined: {outlined}"
+    );
     // The submission goes into a frame, so the page (and the panel's turn) stays.
     page.eval("(() => { const frame = document.createElement('iframe'); frame.name = 'result'; document.body.append(frame); \
                document.querySelector('#expense').target = 'result'; document.querySelector('#expense button').click(); return true; })()").await;
     let state = panel_until(page, "['done', 'error', 'stopped', 'lost'].includes(root.querySelector('.root').dataset.turn) && root.querySelector('.root').dataset.turn").await;
     assert_eq!(state, json!("done"));
+    assert_eq!(
+        page.eval("document.querySelector('#expense button').style.outline").await,
+        json!(""),
+        "the page's outline is back"
+    );
     let claims = until(page, "fetch('/').then((r) => r.text()).then((html) => { const items = [...new DOMParser().parseFromString(html, 'text/html').querySelectorAll('#claims li')].map((i) => i.textContent); return items.length > 0 && items; })").await;
     assert_eq!(claims, json!(["4200 EUR on 2026-11-20: conference tickets"]), "stored exactly once");
 

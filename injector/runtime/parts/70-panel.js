@@ -94,7 +94,16 @@ function createPanel() {
   const root = element('div', { class: 'root', 'data-open': 'false', 'data-turn': 'idle' }, [launcher, panel]);
   shadow.append(root);
 
-  const state = { turn: null, withheld: new Map(), assistant: null, tools: new Map(), approvals: new Map() };
+  const state = {
+    turn: null, withheld: new Map(), assistant: null, tools: new Map(), approvals: new Map(), pointers: new Map(),
+  };
+  const stopPointing = (callId) => {
+    const restore = state.pointers.get(callId);
+    state.pointers.delete(callId);
+    if (restore) {
+      restore();
+    }
+  };
 
   // ---- opening and closing --------------------------------------------------------------------
 
@@ -313,14 +322,24 @@ function createPanel() {
           body.scrollTop = body.scrollHeight;
         }
         break;
-      case 'tool_running':
+      case 'tool_running': {
         // Later text starts a new bubble below the tool line.
         state.assistant = null;
-        state.tools.set(event.call_id, message('tool', `Running ${event.tool}…`, {
-          'data-tool': event.tool, 'data-call-id': event.call_id, 'data-status': 'running',
+        // A form the user sends: say so, and point at its button.
+        const button = submitAwaited(event.tool);
+        const text = button
+          ? `${event.tool}: check the filled form on the page and press its “${buttonLabel(button)}” button to send it.`
+          : `Running ${event.tool}…`;
+        state.tools.set(event.call_id, message('tool', text, {
+          'data-tool': event.tool, 'data-call-id': event.call_id, 'data-status': button ? 'awaiting_submit' : 'running',
         }));
+        if (button) {
+          state.pointers.set(event.call_id, pointAt(button));
+        }
         break;
+      }
       case 'tool_finished': {
+        stopPointing(event.call_id);
         const line = state.tools.get(event.call_id);
         if (line) {
           line.setAttribute('data-status', event.ok ? 'done' : 'failed');
@@ -357,8 +376,11 @@ function createPanel() {
       case 'ended':
         state.turn = null;
         state.assistant = null;
+        for (const callId of [...state.pointers.keys()]) {
+          stopPointing(callId);
+        }
         for (const line of state.tools.values()) {
-          if (line.getAttribute('data-status') === 'running') {
+          if (['running', 'awaiting_submit'].includes(line.getAttribute('data-status'))) {
             line.setAttribute('data-status', 'cancelled');
             line.textContent = `${line.getAttribute('data-tool')} cancelled`;
           }
