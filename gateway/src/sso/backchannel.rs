@@ -7,7 +7,7 @@
 //! `events` member with the back-channel logout event, `iat` and `jti`, `sid` or `sub`, and no
 //! `nonce` (so an ID token can never pass for one). A token is used once.
 
-use super::session::{self, SessionId, SessionRecord};
+use super::session::{self, SessionRecord};
 use super::{Sso, bearer};
 use crate::audit::event::{AuditEvent, EventKind};
 
@@ -148,14 +148,7 @@ pub async fn handle(sso: &Sso, request: Request<Incoming>) -> Response<ProxyBody
 async fn end_sessions(sso: &Sso, target: LogoutTarget, now: u64) -> Result<usize, ()> {
     let store = sso.store.clone();
     let found = tokio::task::spawn_blocking(move || {
-        let ids = session::find_sessions(store.as_ref(), now, &|record| target.matches(record))?;
-        let mut sessions: Vec<(SessionId, SessionRecord)> = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(record) = session::get(store.as_ref(), crate::store::Table::Sessions, &id, now)? {
-                sessions.push((id, record));
-            }
-        }
-        Ok::<_, crate::store::StoreError>(sessions)
+        session::find_sessions(store.as_ref(), now, &|record| target.matches(record))
     })
     .await;
     let sessions = match found {

@@ -121,13 +121,13 @@ pub fn replace<T: Serialize>(
     store.compare_and_swap(table, key, Some(old), Some(&bytes))
 }
 
-/// Every live session `wanted` picks, with its id. A full scan, page by page: it serves only
+/// Every live session `wanted` picks, with its id and record. A full scan, page by page: it serves only
 /// rare events (a back-channel logout), never a request's hot path.
 pub fn find_sessions(
     store: &dyn Store,
     now: u64,
     wanted: &dyn Fn(&SessionRecord) -> bool,
-) -> Result<Vec<SessionId>, StoreError> {
+) -> Result<Vec<(SessionId, SessionRecord)>, StoreError> {
     const PAGE: usize = 512;
     let mut found = Vec::new();
     let mut from = Vec::new();
@@ -139,7 +139,7 @@ pub fn find_sessions(
             if let (Some(record), Ok(id)) = (record, SessionId::try_from(key.as_slice()))
                 && wanted(&record)
             {
-                found.push(id);
+                found.push((id, record));
             }
         }
         match entries.last() {

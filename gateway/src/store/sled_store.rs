@@ -190,17 +190,11 @@ impl DurableFiles {
     fn sync(&self) -> std::io::Result<()> {
         self.log.sync_data()?;
         let mut synced = self.synced_blob.lock().unwrap_or_else(PoisonError::into_inner);
-        let Ok(entries) = std::fs::read_dir(&self.blobs) else { return Ok(()) };
+        let Some(blobs) = blobs(&self.blobs)? else { return Ok(()) };
         let mut newest = *synced;
-        for entry in entries {
-            let entry = entry?;
-            let Some(lsn) = entry.file_name().to_str().and_then(|name| name.parse::<u64>().ok()) else {
-                continue;
-            };
-            if lsn > *synced {
-                File::open(entry.path())?.sync_all()?;
-                newest = newest.max(lsn);
-            }
+        for (lsn, path) in blobs.into_iter().filter(|(lsn, _)| *lsn > *synced) {
+            File::open(path)?.sync_all()?;
+            newest = newest.max(lsn);
         }
         if newest > *synced {
             File::open(&self.blobs)?.sync_all()?;
@@ -210,12 +204,23 @@ impl DurableFiles {
     }
 }
 
-/// The highest blob number in sled's blob directory (blobs are named by log sequence number).
-fn newest_blob(blobs: &Path) -> Option<u64> {
-    std::fs::read_dir(blobs)
-        .ok()?
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u64>().ok())
-        .max()
+/// sled's blob files (named by log sequence number) with their numbers; `None` when there is no
+/// blob directory (yet).
+fn blobs(directory: &Path) -> std::io::Result<Option<Vec<(u64, PathBuf)>>> {
+    let Ok(entries) = std::fs::read_dir(directory) else { return Ok(None) };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        if let Some(lsn) = entry.file_name().to_str().and_then(|name| name.parse::<u64>().ok()) {
+            found.push((lsn, entry.path()));
+        }
+    }
+    Ok(Some(found))
+}
+
+/// The highest blob number in sled's blob directory.
+fn newest_blob(directory: &Path) -> Option<u64> {
+    blobs(directory).ok()??.into_iter().map(|(lsn, _)| lsn).max()
 }
 
 fn failure(error: sled::Error) -> StoreError {

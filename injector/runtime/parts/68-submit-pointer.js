@@ -30,12 +30,26 @@ function buttonLabel(button) {
   return text.slice(0, 40) || 'Submit';
 }
 
-/** Outlines `button` and scrolls it into view; returns what puts its outline back. */
-function pointAt(button) {
+/** What puts each pointed-at button's outline back, by call id. */
+const pointers = new Map();
+
+/** Outlines `button` for call `callId` and scrolls it into view. */
+function pointAt(callId, button) {
   const previous = button.style.outline;
   button.style.outline = '3px solid #f79009';
   button.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  return () => {
+  pointers.set(callId, () => {
     button.style.outline = previous;
-  };
+  });
+}
+
+/** Puts back the outline of call `callId`'s button (every call's without an id). */
+function stopPointing(callId) {
+  for (const id of callId === undefined ? [...pointers.keys()] : [callId]) {
+    const restore = pointers.get(id);
+    pointers.delete(id);
+    if (restore) {
+      restore();
+    }
+  }
 }

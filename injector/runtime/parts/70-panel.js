@@ -94,16 +94,7 @@ function createPanel() {
   const root = element('div', { class: 'root', 'data-open': 'false', 'data-turn': 'idle' }, [launcher, panel]);
   shadow.append(root);
 
-  const state = {
-    turn: null, withheld: new Map(), assistant: null, tools: new Map(), approvals: new Map(), pointers: new Map(),
-  };
-  const stopPointing = (callId) => {
-    const restore = state.pointers.get(callId);
-    state.pointers.delete(callId);
-    if (restore) {
-      restore();
-    }
-  };
+  const state = { turn: null, withheld: new Map(), assistant: null, tools: new Map(), approvals: new Map() };
 
   // ---- opening and closing --------------------------------------------------------------------
 
@@ -334,7 +325,7 @@ function createPanel() {
           'data-tool': event.tool, 'data-call-id': event.call_id, 'data-status': button ? 'awaiting_submit' : 'running',
         }));
         if (button) {
-          state.pointers.set(event.call_id, pointAt(button));
+          pointAt(event.call_id, button);
         }
         break;
       }
@@ -376,9 +367,7 @@ function createPanel() {
       case 'ended':
         state.turn = null;
         state.assistant = null;
-        for (const callId of [...state.pointers.keys()]) {
-          stopPointing(callId);
-        }
+        stopPointing();
         for (const line of state.tools.values()) {
           if (['running', 'awaiting_submit'].includes(line.getAttribute('data-status'))) {
             line.setAttribute('data-status', 'cancelled');
