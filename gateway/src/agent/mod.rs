@@ -12,6 +12,7 @@
 //! `http`, `inventory`, `llm`, `metrics`, `outcomes`, `sso`, `state`, `store`, `support`.
 
 mod approval_endpoints;
+mod arguments;
 mod catalog;
 mod csrf;
 mod outcome_endpoint;

@@ -11,6 +11,7 @@
 //! boundary the page cannot guess (a fresh random token per turn), with the instruction that it
 //! is data, never instructions.
 
+use super::arguments::ArgumentSchema;
 use super::catalog::{ReportedTool, valid_name};
 use crate::approvals::FormTarget;
 use crate::audit::event::{AuditEvent, EventKind};
@@ -70,6 +71,8 @@ pub struct ExposedTool {
     pub reference: ToolRef,
     /// For a form tool: the form it submits, which an approval for it is bound to.
     pub form: Option<FormTarget>,
+    /// Its input schema, which every call's arguments are checked against first.
+    pub schema: ArgumentSchema,
 }
 
 /// Builds the prompt for one turn, for a site and a user (their names): the system prompt with the
@@ -101,12 +104,21 @@ pub fn prepare(
             withheld.push(("tool", tool.name.clone(), "its schema is too large".into()));
             continue;
         }
-        let model_name = model_safe_name(&tool.name, &names);
         let mut parameters = if tool.input_schema.is_object() {
             tool.input_schema.clone()
         } else {
             serde_json::json!({"type": "object", "properties": {}})
         };
+        // Compiled from the page's own schema (before redaction): the call's arguments, restored,
+        // are checked in the page's terms.
+        let schema = match ArgumentSchema::compile(&parameters) {
+            Ok(schema) => schema,
+            Err(reason) => {
+                withheld.push(("tool", tool.name.clone(), reason));
+                continue;
+            }
+        };
+        let model_name = model_safe_name(&tool.name, &names);
         add_counts(&mut redactions, view.redact_json(&mut parameters, &mut scope));
         let description = view.redact(&tool.description, &mut scope);
         add_counts(&mut redactions, description.counts);
@@ -115,7 +127,8 @@ pub fn prepare(
             description: cap(&description.text, MAX_DESCRIPTION),
             parameters,
         });
-        let exposed = ExposedTool { catalog_name: tool.name.clone(), reference, form: tool.form_target() };
+        let exposed =
+            ExposedTool { catalog_name: tool.name.clone(), reference, form: tool.form_target(), schema };
         names.insert(model_name, exposed);
     }
 

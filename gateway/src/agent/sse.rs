@@ -42,6 +42,15 @@ pub enum TurnEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         approval_token: Option<String>,
     },
+    /// The model's arguments do not fit the tool's input schema; the model was asked to fix them.
+    ToolInvalid {
+        /// The call's id.
+        call_id: String,
+        /// The tool's catalog name.
+        tool: String,
+        /// Where the arguments break the tool's schema (paths and rules, no values).
+        problems: String,
+    },
     /// The model asked for a tool the policy refuses; the model was told why.
     ToolDenied {
         /// The call's id.

@@ -218,20 +218,21 @@ async fn handle_call(
         events.send(&TurnEvent::ToolDenied { call_id, tool: call.name.clone(), reason: reason.into() }).await;
         return format!("error: {reason}").into();
     };
-    let args: serde_json::Value =
-        match serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments }) {
-            Ok(args) => args,
-            Err(_) => {
-                return String::from(
-                    "error: the arguments are not valid JSON; call again with a JSON object",
-                )
-                .into();
-            }
-        };
+    let parsed = serde_json::from_str(if call.arguments.trim().is_empty() { "{}" } else { &call.arguments });
+    let Ok(args) = parsed else {
+        let problems = vec!["the arguments are not valid JSON".to_owned()];
+        return invalid_arguments(turn, exposed, call_id, &problems, events, scope).await;
+    };
     // The model wrote placeholders; the page (which holds the values) and the policy's
     // conditions get the originals back. Placeholders this turn never issued stay as written.
     let mut args = integral_numbers(args);
     scope.restore_json(&mut args);
+    // The tool's own schema first: a call it would refuse never reaches the policy's conditions,
+    // an approval card or the page.
+    let problems = exposed.schema.problems(&args);
+    if !problems.is_empty() {
+        return invalid_arguments(turn, exposed, call_id, &problems, events, scope).await;
+    }
     let canonical = approvals::canonical_args(&args);
     let (decision, explained) = turn.view.tool_call(&exposed.reference, &args);
     let explanation = serde_json::to_value(&explained).ok();
@@ -293,6 +294,26 @@ async fn handle_call(
         }
     };
     Reply { content, site_answer, page_left }
+}
+
+/// A call whose arguments do not fit the tool: audited and counted as refused, shown to the user,
+/// and sent back to the model to fix. The problems name paths and rules, never values, and are
+/// redacted in the turn's scope like everything else the model reads.
+async fn invalid_arguments(
+    turn: &TurnContext,
+    exposed: &ExposedTool,
+    call_id: String,
+    problems: &[String],
+    events: &EventSender,
+    scope: &mut policy::Placeholders,
+) -> Reply {
+    let problems = prompt::cap(&turn.view.redact(&problems.join("; "), scope).text, MAX_ERROR);
+    turn.metrics.tool_decisions.with_label_values(&[turn.owner.site.as_str(), "deny"]).inc();
+    record_call(turn, &exposed.catalog_name, "deny", "invalid_arguments", None).await;
+    let tool = exposed.catalog_name.clone();
+    events.send(&TurnEvent::ToolInvalid { call_id, tool, problems: problems.clone() }).await;
+    format!("error: the arguments do not fit the tool's input schema ({problems}); call it again with arguments that fit")
+        .into()
 }
 
 /// What the model is told when the page went away during a call.

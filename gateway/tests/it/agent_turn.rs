@@ -20,7 +20,7 @@ redact = ["email"]
 "#;
 
 /// A stand-in model on loopback, and the `[llm]` config text pointing at it.
-async fn model(options: StandInOptions) -> (Arc<StandIn>, String) {
+pub(crate) async fn model(options: StandInOptions) -> (Arc<StandIn>, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind model");
     let address = listener.local_addr().expect("address");
     let stand_in = Arc::new(StandIn::new(options));

@@ -31,6 +31,21 @@ async fn demo_page(user: &str, site: &str) -> (Demo, Browser, Page) {
     (demo, browser, page)
 }
 
+/// A gateway enforcing `policy` in front of the app at `app` as `shop.localhost` (`extra` config
+/// before the sites), and Chromium on its front page once the panel is there.
+async fn shop_page(
+    app: std::net::SocketAddr,
+    policy: &str,
+    extra: &str,
+) -> (gateway::app::Running, tempfile::TempDir, Browser, Page) {
+    let (gateway, directory) = harness::gateway_with_policy(&[("shop.localhost", app)], extra, policy).await;
+    let browser = Browser::launch(&[]).await;
+    let page = browser.page().await;
+    page.goto(&format!("http://shop.localhost:{}/", gateway.address.port())).await;
+    until(&page, "document.querySelector('toolgate-panel') !== null").await;
+    (gateway, directory, browser, page)
+}
+
 /// Evaluates `expression` with `root` bound to the panel's (closed) shadow root.
 pub(crate) async fn panel(page: &Page, expression: &str) -> Value {
     page.eval_in_shadow(PANEL, &format!("const root = this; return ({expression});")).await
@@ -321,16 +336,7 @@ async fn a_strict_style_csp_does_not_unstyle_the_panel() {
         response
     })
     .await;
-    let directory = tempfile::tempdir().expect("policy dir");
-    let policy_file = directory.path().join("policy.toml");
-    std::fs::write(&policy_file, crate::runtime::POLICY).expect("write policy");
-    let text = harness::config_text(&[("shop.localhost", app.address)], "");
-    let text = format!("{text}[policy]\nfile = {:?}\n", policy_file.display().to_string());
-    let gateway = harness::gateway_from_text(&text).await;
-    let browser = Browser::launch(&[]).await;
-    let page = browser.page().await;
-    page.goto(&format!("http://shop.localhost:{}/", gateway.address.port())).await;
-    until(&page, "document.querySelector('toolgate-panel') !== null").await;
+    let (_gateway, _policy, _browser, page) = shop_page(app.address, crate::runtime::POLICY, "").await;
     open_panel(&page).await;
     let launcher = panel(
         &page,
@@ -342,4 +348,58 @@ async fn a_strict_style_csp_does_not_unstyle_the_panel() {
     let violations: Vec<String> =
         page.console_errors().into_iter().filter(|error| error.contains("Content Security Policy")).collect();
     assert!(violations.is_empty(), "{violations:?}");
+}
+
+/// A page with one VOIX tool whose arguments are required, and a date.
+const EXPENSE_PAGE: &str = r#"<!doctype html><html lang="en"><head><title>Expenses</title></head><body>
+<tool name="submit_expense" description="File an expense claim"><prop name="amount" type="number" required></prop><prop name="date" type="string" format="date" required></prop></tool>
+<p>expenses</p><script>document.querySelector('tool').addEventListener('call', () => { window.ran = true; });</script></body></html>"#;
+
+/// Every expense needs a human's approval.
+const APPROVE_EXPENSES: &str = r#"
+[defaults]
+unknown_contexts = "allow"
+
+[[rule]]
+id = "expenses"
+tools.approve = ["submit_expense"]
+"#;
+
+/// The model calls `submit_expense` with `{}`: the gateway checks the arguments against the
+/// tool's schema first, so no approval card ever asks a human about a call the tool would refuse;
+/// the model gets the problem back, and the panel says what happened.
+#[tokio::test(flavor = "multi_thread")]
+async fn arguments_that_do_not_fit_the_schema_go_back_to_the_model_and_never_to_an_approval_card() {
+    let app = upstream(|_| reply("text/html; charset=utf-8", EXPENSE_PAGE)).await;
+    let options = gateway::demo::model::StandInOptions {
+        forge_call: Some("submit_expense".into()),
+        ..Default::default()
+    };
+    let (model, llm) = crate::agent_turn::model(options).await;
+    let (_gateway, _policy, _browser, page) = shop_page(app.address, APPROVE_EXPENSES, &llm).await;
+    open_panel(&page).await;
+    send_message(&page, "File my expense").await;
+    assert_eq!(turn_ends(&page).await, "done", "{:?}", conversation(&page).await);
+
+    let log = conversation(&page).await;
+    let invalid = log.iter().find(|row| row.1 == "invalid").expect("a line about the arguments");
+    assert!(
+        invalid.2.contains("submit_expense") && invalid.2.contains("\"amount\" is a required property"),
+        "{log:?}"
+    );
+    assert!(!log.iter().any(|row| row.0 == "approval"), "no approval card: {log:?}");
+    assert_eq!(panel(&page, "root.querySelectorAll('[data-approval-id]').length").await, json!(0));
+    assert_eq!(page.eval("window.ran === true").await, json!(false), "the page never ran the call");
+    // The model got the problems as the call's result, and could correct the call.
+    let bodies = model.bodies();
+    let second: Value = serde_json::from_str(bodies.last().expect("a second model request")).expect("json");
+    let result = second["messages"]
+        .as_array()
+        .and_then(|messages| messages.iter().find(|message| message["role"] == "tool"))
+        .and_then(|message| message["content"].as_str())
+        .expect("a tool result")
+        .to_owned();
+    assert!(result.contains("do not fit the tool's input schema"), "{result}");
+    assert!(result.contains(r#""date" is a required property"#), "{result}");
+    assert_no_script_errors(&page);
 }

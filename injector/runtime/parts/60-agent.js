@@ -23,7 +23,7 @@ const APPROVALS_URL = '/.toolgate/agent/approvals/';
 // Refuses a single SSE message above this size instead of buffering without bound.
 const MAX_EVENT_CHARS = 1024 * 1024;
 const TURN_EVENTS = new Set([
-  'started', 'text', 'tool_call', 'tool_denied', 'approval_required', 'approval_resolved', 'error', 'done',
+  'started', 'text', 'tool_call', 'tool_invalid', 'tool_denied', 'approval_required', 'approval_resolved', 'error', 'done',
 ]);
 
 const liveTurns = new Set();

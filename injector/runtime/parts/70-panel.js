@@ -340,6 +340,13 @@ function createPanel() {
         }
         break;
       }
+      case 'tool_invalid':
+        // Checked on the gateway before any approval: the model gets the problems and may retry.
+        state.assistant = null;
+        message('tool', `${event.tool}: the assistant's arguments did not fit the tool (${event.problems}); it was asked to correct them.`, {
+          'data-tool': event.tool, 'data-call-id': event.call_id, 'data-status': 'invalid',
+        });
+        break;
       case 'tool_denied':
         state.assistant = null;
         message('denied', `Toolgate blocked ${event.tool}: ${event.reason}`, {
