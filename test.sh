@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Toolgate test on a fresh machine: installs what the tests need when it is missing
-# (Debian's headless Chromium, systemd-analyze, promtool and PyYAML, strace, the oidc-provider npm
-# package, the openai and django Python packages), then tests the Prometheus alert rules, checks
+# (Debian's headless Chromium, systemd-analyze, promtool and PyYAML, strace, the oidc-provider and vue
+# npm packages, the openai and django Python packages), then tests the Prometheus alert rules, checks
 # formatting and lints and runs every test suite.
 # Fails loudly when something cannot be installed. CI runs exactly this (.ci/run).
 set -euo pipefail
@@ -37,6 +37,8 @@ fi
 # A real, independent OpenID provider for the SSO interoperability tests.
 command -v node >/dev/null || install_debian_packages nodejs npm
 (cd gateway/tests/oidc && npm ci --no-audit --no-fund --loglevel=error)
+# A real Vue build, whose rendered names the runtime tests check (gateway/tests/it/runtime/frameworks.rs).
+(cd gateway/tests/frameworks && npm ci --no-audit --no-fund --loglevel=error)
 # The official openai Python package, for the OpenAI-compatible endpoint's client test
 # (gateway/tests/openai_client.py), and Django, for the real Django admin behind the gateway
 # (gateway/tests/django); the `it` tests run both with .venv-tests/bin/python.

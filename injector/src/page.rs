@@ -12,6 +12,7 @@
 
 mod answer;
 mod attribute_text;
+mod bindings;
 mod charset;
 mod filter;
 mod form_names;

@@ -14,6 +14,7 @@
 mod approval_endpoints;
 mod arguments;
 mod catalog;
+mod conversation_endpoint;
 mod csrf;
 mod outcome_endpoint;
 mod prompt;
@@ -99,6 +100,10 @@ pub async fn handle(
         (Method::GET, path) if path.starts_with("outcomes/") => {
             let call_id = path.trim_start_matches("outcomes/").to_owned();
             outcome_endpoint::respond(gateway, site, caller, &call_id, &request).await
+        }
+        (_, path) if path.starts_with("conversation/") => {
+            let id = path.trim_start_matches("conversation/");
+            conversation_endpoint::respond(gateway, site, caller, id, &request)
         }
         (method, path) if path.starts_with("approvals/") => {
             let id = path.trim_start_matches("approvals/").to_owned();

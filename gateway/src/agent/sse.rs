@@ -18,6 +18,8 @@ pub enum TurnEvent {
     Started {
         /// The turn's id.
         turn_id: String,
+        /// The conversation the turn belongs to (the panel sends it with the next turn).
+        conversation_id: String,
         /// Tool names the model may call.
         tools: Vec<String>,
         /// Context names shown to the model.

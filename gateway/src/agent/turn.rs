@@ -17,6 +17,7 @@ use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
 use crate::metrics::Metrics;
 use crate::outcomes::Outcomes;
 use crate::state::continuations::{Continuation, Continuations};
+use crate::state::conversations::{Conversation, Conversations};
 use crate::state::turns::{Owner, ToolOutcome};
 use policy::{PolicyView, ToolDecision};
 use std::sync::Arc;
@@ -45,6 +46,8 @@ pub struct TurnContext {
     pub outcomes: Arc<Outcomes>,
     /// Where a turn whose page navigated away leaves its conversation for the next page.
     pub continuations: Arc<Continuations>,
+    /// The conversation this turn goes on, and where it is kept for the next turn.
+    pub memory: Memory,
     /// The audit log.
     pub audit: Arc<AuditLog>,
     /// Metrics.
@@ -57,6 +60,32 @@ pub struct TurnContext {
     pub tool_timeout: Duration,
     /// The request id of the `/turn` request.
     pub request_id: String,
+}
+
+/// A turn's place in its conversation (`state::conversations`).
+pub struct Memory {
+    /// Where conversations are kept.
+    pub conversations: Arc<Conversations>,
+    /// The conversation's id.
+    pub id: String,
+    /// The conversation as it was kept before this turn (all of it, not only what is replayed).
+    pub earlier: Vec<Message>,
+    /// How many messages after the system prompt are the conversation's, replayed: what the
+    /// turn adds comes after them.
+    pub replayed: usize,
+    /// The conversation's turns, this one included.
+    pub turns: u32,
+}
+
+impl Memory {
+    /// Keeps the conversation with what this turn added to it (everything after the system
+    /// prompt and the replayed messages), and its placeholders.
+    fn keep(&self, owner: &str, messages: &[Message], scope: &policy::Placeholders) {
+        let added = messages.get(1 + self.replayed..).unwrap_or_default();
+        let messages = self.earlier.iter().chain(added).cloned().collect();
+        let conversation = Conversation { messages, scope: scope.clone(), turns: self.turns };
+        self.conversations.keep(owner, &self.id, conversation);
+    }
 }
 
 /// What the loop hands back so the caller can charge the user's token budget.
@@ -118,20 +147,23 @@ pub async fn run(
             let reply = handle_call(&turn, call, &events, &mut results, &mut scope).await;
             messages.push(Message::Tool { call_id: call.id.clone(), content: reply.content });
             if events.is_closed() || reply.page_left {
-                // A form submission took the page away and the site answered: the next page
-                // continues with what the site said. Calls after it never ran.
+                // The page went away. Calls after this one never ran; the conversation keeps
+                // the turn so far. When a form submission took the page away and the site
+                // answered, the next page continues the turn with what the site said.
+                for skipped in &answer.tool_calls[index + 1..] {
+                    let content = "error: not run: the page changed before this call".to_owned();
+                    messages.push(Message::Tool { call_id: skipped.id.clone(), content });
+                }
+                turn.memory.keep(&turn.owner.key(), &messages, &scope);
                 if let Some(outcome) = reply.site_answer {
-                    for skipped in &answer.tool_calls[index + 1..] {
-                        let content = "error: not run: the page changed before this call".to_owned();
-                        messages.push(Message::Tool { call_id: skipped.id.clone(), content });
-                    }
                     let conversation = messages.split_off(1);
                     let tool = turn
                         .prepared
                         .names
                         .get(&call.name)
                         .map_or_else(|| call.name.clone(), |exposed| exposed.catalog_name.clone());
-                    let continuation = Continuation { conversation, scope, tool, outcome };
+                    let conversation_id = turn.memory.id.clone();
+                    let continuation = Continuation { conversation, scope, conversation_id, tool, outcome };
                     turn.continuations.keep(&turn.owner.key(), continuation);
                 }
                 return TurnUsage { tokens: input_tokens + output_tokens };
@@ -143,6 +175,7 @@ pub async fn run(
             break;
         }
     }
+    turn.memory.keep(&turn.owner.key(), &messages, &scope);
     events.send(&TurnEvent::Done { rounds, input_tokens, output_tokens }).await;
     TurnUsage { tokens: input_tokens + output_tokens }
 }

@@ -7,7 +7,7 @@
 use super::catalog::ReportedTool;
 use super::prompt::{self, PageContext};
 use super::sse::{self, TurnEvent, Withheld};
-use super::turn::{self, TurnContext};
+use super::turn::{self, Memory, TurnContext};
 use super::{ApiError, Caller, csrf, json};
 use crate::audit::event::AuditEvent;
 use crate::config::Site;
@@ -15,6 +15,8 @@ use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::hex;
 use crate::http::request_id::RequestId;
 use crate::state::Gateway;
+use crate::state::continuations::Continuation;
+use crate::state::conversations::{self, Conversation};
 use crate::state::turns::{Refusal, ToolOutcome};
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
@@ -38,6 +40,10 @@ struct TurnRequest {
     /// (`state::continuations`) instead of starting from a message.
     #[serde(default, rename = "continue")]
     resume: bool,
+    /// The conversation this turn goes on (`state::conversations`); none, or one that is not
+    /// kept for this user here, starts a new one.
+    #[serde(default)]
+    conversation: Option<String>,
     #[serde(default)]
     tools: Vec<ReportedTool>,
     #[serde(default)]
@@ -98,12 +104,32 @@ pub async fn start(
         .unwrap_or_else(|| caller.user_id().to_owned());
     let boundary = hex(&crate::support::random::random_bytes::<12>());
     let message = resumed.is_none().then_some(body.message.as_str());
-    let scope = resumed.as_ref().map(|resumed| resumed.scope.clone()).unwrap_or_default();
+    let (conversation_id, earlier) = conversation(gateway, &owner.key(), resumed.as_ref(), body.conversation);
+    let scope = resumed.as_ref().map_or_else(|| earlier.scope.clone(), |resumed| resumed.scope.clone());
     let mut prepared =
         prompt::prepare(&view, (site.id.as_str(), &user_name), message, &tools, &contexts, &boundary, scope);
-    if let Some(resumed) = resumed {
-        prepared.messages.extend(resumed.conversation);
-    }
+    // The conversation so far goes between the system prompt and the new message: a continued
+    // turn's own messages, or the latest earlier turns that fit the token budget.
+    let (replayed, turns) = match resumed {
+        Some(resumed) => {
+            let replayed = resumed.conversation.len();
+            prepared.messages.extend(resumed.conversation);
+            (replayed, earlier.turns)
+        }
+        None => {
+            let history = conversations::replay(&earlier.messages, gateway.config.agent.history_tokens);
+            let replayed = history.len();
+            prepared.messages.splice(1..1, history.iter().cloned());
+            (replayed, earlier.turns + 1)
+        }
+    };
+    let memory = Memory {
+        conversations: gateway.conversations.clone(),
+        id: conversation_id.clone(),
+        earlier: earlier.messages,
+        replayed,
+        turns,
+    };
 
     let turn_id = hex(&crate::support::random::random_bytes::<12>());
     let limits = &gateway.config.agent;
@@ -119,11 +145,13 @@ pub async fn start(
         })?;
 
     let mut exposure = exposure_event(caller, site, &prepared, request_id);
-    if message.is_none()
-        && let Some(serde_json::Value::Object(explanation)) = exposure.explanation.as_mut()
-    {
-        // A turn that goes on after its form submission replaced the page.
-        explanation.insert("continued".into(), serde_json::Value::Bool(true));
+    if let Some(serde_json::Value::Object(explanation)) = exposure.explanation.as_mut() {
+        explanation.insert("conversation".into(), conversation_id.clone().into());
+        explanation.insert("replayed_messages".into(), replayed.into());
+        if message.is_none() {
+            // A turn that goes on after its form submission replaced the page.
+            explanation.insert("continued".into(), serde_json::Value::Bool(true));
+        }
     }
     let texts = [("prompt", body.message.as_str())];
     gateway.audit.record_with_texts(exposure, &texts, site.capture_content).await.map_err(|_| {
@@ -136,6 +164,7 @@ pub async fn start(
 
     let started = TurnEvent::Started {
         turn_id: turn_id.clone(),
+        conversation_id,
         tools: prepared.names.values().map(|tool| tool.catalog_name.clone()).collect(),
         contexts: prepared.contexts_shown.clone(),
         withheld: prepared
@@ -159,6 +188,7 @@ pub async fn start(
         gated_forms: gateway.gated_forms.clone(),
         outcomes: gateway.outcomes.clone(),
         continuations: gateway.continuations.clone(),
+        memory,
         audit: gateway.audit.clone(),
         metrics: gateway.metrics.clone(),
         max_rounds: limits.max_rounds,
@@ -176,6 +206,28 @@ pub async fn start(
         drop(guard);
     });
     Ok(response)
+}
+
+/// The conversation a turn goes on: a continued turn's own, the one the page named if it is
+/// kept for this owner, or a new one (a fresh random id).
+fn conversation(
+    gateway: &Gateway,
+    owner: &str,
+    resumed: Option<&Continuation>,
+    named: Option<String>,
+) -> (String, Conversation) {
+    let id = match resumed {
+        Some(resumed) => Some(resumed.conversation_id.clone()),
+        None => named.filter(|id| conversations::valid_id(id)),
+    };
+    match id.and_then(|id| gateway.conversations.get(owner, &id).map(|found| (id, found))) {
+        Some(found) => found,
+        None => match resumed {
+            // Its conversation expired meanwhile: the turn goes on under the same id.
+            Some(resumed) => (resumed.conversation_id.clone(), Conversation::default()),
+            None => (hex(&crate::support::random::random_bytes::<12>()), Conversation::default()),
+        },
+    }
 }
 
 /// Hands a tool result to its turn.

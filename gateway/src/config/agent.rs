@@ -20,6 +20,8 @@ pub struct AgentConfig {
     pub approval_timeout: Duration,
     /// How long the page may take to run a tool.
     pub tool_timeout: Duration,
+    /// Estimated tokens of earlier turns replayed to the model (0: every turn starts afresh).
+    pub history_tokens: usize,
 }
 
 impl Default for AgentConfig {
@@ -30,6 +32,7 @@ impl Default for AgentConfig {
             tokens_per_hour: 200_000,
             approval_timeout: Duration::from_secs(300),
             tool_timeout: Duration::from_secs(60),
+            history_tokens: 4000,
         }
     }
 }
@@ -110,12 +113,20 @@ impl super::Checker<'_> {
         let approval_timeout =
             self.duration_or(&raw.approval_timeout, "agent.approval_timeout", defaults.approval_timeout);
         let tool_timeout = self.duration_or(&raw.tool_timeout, "agent.tool_timeout", defaults.tool_timeout);
+        let history_tokens = self.count_or(
+            &raw.history_tokens,
+            "agent.history_tokens",
+            defaults.history_tokens as u64,
+            0,
+            1 << 20,
+        );
         Some(AgentConfig {
             max_rounds: u32::try_from(max_rounds?).ok()?,
             max_concurrent_turns: usize::try_from(max_concurrent?).ok()?,
             tokens_per_hour: tokens?,
             approval_timeout: approval_timeout?,
             tool_timeout: tool_timeout?,
+            history_tokens: usize::try_from(history_tokens?).ok()?,
         })
     }
 

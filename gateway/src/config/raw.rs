@@ -83,6 +83,8 @@ pub struct RawAgent {
     pub approval_timeout: Option<Spanned<String>>,
     #[serde(default)]
     pub tool_timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    pub history_tokens: Option<Spanned<i64>>,
 }
 
 /// `[server]`: where the gateway listens and how it logs.

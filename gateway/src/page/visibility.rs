@@ -47,6 +47,10 @@ impl Visibility for PageVisibility {
     fn context(&self, name: &str) -> bool {
         self.tools_on && matches!(self.view.context(&ContextName::new(name)).0, ContextDecision::Allow { .. })
     }
+
+    fn page_tools_on(&self) -> bool {
+        self.tools_on
+    }
 }
 
 /// The filter settings for the page at `path`, and whether page tools are on.

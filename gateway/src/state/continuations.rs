@@ -26,6 +26,8 @@ pub struct Continuation {
     pub conversation: Vec<Message>,
     /// The turn's placeholders, so the continued turn restores the same ones.
     pub scope: Placeholders,
+    /// The conversation the turn belongs to (`state::conversations`).
+    pub conversation_id: String,
     /// The form tool whose submission left the page.
     pub tool: String,
     /// What the site did: `accepted`, `rejected_by_site`, `refused_by_gateway`.
@@ -99,6 +101,7 @@ mod tests {
         let continuation = Continuation {
             conversation: vec![Message::User("add Ada".into())],
             scope: Placeholders::new(),
+            conversation_id: "c1".into(),
             tool: "add_employee".into(),
             outcome: "rejected_by_site",
         };
@@ -120,6 +123,7 @@ mod tests {
         let continuation = Continuation {
             conversation: Vec::new(),
             scope: Placeholders::new(),
+            conversation_id: "c1".into(),
             tool: "t".into(),
             outcome: "accepted",
         };

@@ -8,6 +8,7 @@
 //! `sso`, `store`, `support`.
 
 pub mod continuations;
+pub mod conversations;
 pub mod turns;
 
 use crate::approvals::GatedForms;
@@ -26,6 +27,7 @@ use crate::sso::Sso;
 use crate::sso::keys::KeyRing;
 use crate::sso::session::SessionId;
 use crate::state::continuations::Continuations;
+use crate::state::conversations::Conversations;
 use crate::state::turns::{Owner, Turns};
 
 /// The user id and session digest of requests without SSO (development).
@@ -67,6 +69,8 @@ pub struct Gateway {
     pub outcomes: Arc<Outcomes>,
     /// Turns whose page navigated away, waiting for the next page (`continuations`).
     pub continuations: Arc<Continuations>,
+    /// The page agent's conversations, for the next turn to replay (`conversations`).
+    pub conversations: Arc<Conversations>,
     /// Stored policy versions, when the dashboard manages the policy.
     pub policy_versions: Option<crate::policy_store::versions::PolicyVersions>,
     /// The dashboard's own state (activity samples, the last chain verification).
@@ -130,6 +134,7 @@ impl Gateway {
             gated_forms: Arc::default(),
             outcomes: Arc::default(),
             continuations: Arc::default(),
+            conversations: Arc::default(),
             local_keys,
             config: Arc::new(config),
             metrics,
@@ -142,7 +147,8 @@ impl Gateway {
 
     /// The gateway for a reloaded configuration: its sites, upstream clients, model client and
     /// settings, with every long-lived part of this one (store, audit, policy, sign-in,
-    /// approvals, turns, inventory, gated forms, outcomes, continuations, dashboard state, metrics, draining flag).
+    /// approvals, turns, inventory, gated forms, outcomes, continuations, conversations, dashboard state,
+    /// metrics, draining flag).
     pub fn reconfigured(&self, config: Config, clients: Clients) -> Self {
         let Clients { upstreams, llm } = clients;
         Self {
@@ -161,6 +167,7 @@ impl Gateway {
             gated_forms: self.gated_forms.clone(),
             outcomes: self.outcomes.clone(),
             continuations: self.continuations.clone(),
+            conversations: self.conversations.clone(),
             local_keys: self.local_keys.clone(),
             config: Arc::new(config),
             metrics: self.metrics.clone(),

@@ -242,3 +242,93 @@ async fn a_tool_error_from_the_page_is_redacted_before_the_model_sees_it() {
     );
     gateway.stop().await;
 }
+
+/// Runs one turn of `message` (no tools) on `conversation`; the `started` event.
+async fn plain_turn(
+    address: std::net::SocketAddr,
+    csrf: &str,
+    message: &str,
+    conversation: Option<&str>,
+) -> Value {
+    let mut turn = json!({"message": message});
+    if let Some(id) = conversation {
+        turn["conversation"] = json!(id);
+    }
+    let response = harness::open(address, post("tasks.test", "/.toolgate/agent/turn", csrf, &turn)).await;
+    assert_eq!(response.status(), 200);
+    let seen = events(response, async |_: &Value| {}).await;
+    assert_eq!(seen.last().map(|event| event["event"].clone()), Some(json!("done")), "{seen:#?}");
+    seen[0].clone()
+}
+
+/// The model's messages in its latest request, as `[role, text]`.
+fn last_request(stand_in: &StandIn) -> Vec<(String, String)> {
+    let body: Value = serde_json::from_str(stand_in.bodies().last().expect("a model request")).expect("json");
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|message| {
+            let text = message["content"].as_str().unwrap_or_default().to_owned();
+            (message["role"].as_str().unwrap_or_default().to_owned(), text)
+        })
+        .collect()
+}
+
+/// A second turn on the same conversation replays the first, as the model saw it: redacted, and
+/// the same person is the same placeholder in both turns. An unknown conversation starts afresh.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_conversation_replays_earlier_turns_redacted_with_the_same_placeholders() {
+    let app = upstream(|_| reply("text/plain", "upstream")).await;
+    let (stand_in, llm) = model(StandInOptions::default()).await;
+    let (gateway, _policy) = harness::gateway_with_policy(&[("tasks.test", app.address)], &llm, POLICY).await;
+    let csrf = csrf(gateway.address, "tasks.test").await;
+
+    let first = plain_turn(gateway.address, &csrf, "Remember that dana@corp.example called", None).await;
+    let id = first["conversation_id"].as_str().expect("a conversation id").to_owned();
+    let second =
+        plain_turn(gateway.address, &csrf, "Did dana@corp.example or erin@corp.example call?", Some(&id))
+            .await;
+    assert_eq!(second["conversation_id"], json!(id), "the same conversation");
+    let messages = last_request(&stand_in);
+    let users: Vec<&str> =
+        messages.iter().filter(|(role, _)| role == "user").map(|(_, text)| text.as_str()).collect();
+    assert_eq!(
+        users,
+        vec!["Remember that [email 1] called", "Did [email 1] or [email 2] call?"],
+        "{messages:?}"
+    );
+    assert_eq!(messages[0].0, "system");
+    assert!(
+        messages.iter().any(|(role, _)| role == "assistant"),
+        "the earlier answer is replayed: {messages:?}"
+    );
+    for body in stand_in.bodies() {
+        assert!(!body.contains("dana@corp.example") && !body.contains("erin@corp.example"), "{body}");
+    }
+
+    let fresh = plain_turn(gateway.address, &csrf, "Who called?", Some("00ff00ff00ff00ff00ff00ff")).await;
+    assert_ne!(fresh["conversation_id"], json!(id));
+    let users = last_request(&stand_in).into_iter().filter(|(role, _)| role == "user").count();
+    assert_eq!(users, 1, "nothing replayed into a new conversation");
+
+    // The panel's view of it, and "new conversation".
+    let path = format!("/.toolgate/agent/conversation/{id}");
+    let mut read = harness::get("tasks.test", &path);
+    read.headers_mut().insert("x-toolgate-csrf", csrf.parse().expect("header"));
+    let shown = send(gateway.address, read).await;
+    assert_eq!(shown.status, 200, "{}", shown.text());
+    let shown: Value = serde_json::from_slice(&shown.body).expect("json");
+    assert_eq!(shown["turns"], json!(2));
+    assert_eq!(shown["entries"][0], json!({"role": "user", "text": "Remember that [email 1] called"}));
+    let mut forget = Request::delete(&path)
+        .header("host", "tasks.test")
+        .header("x-toolgate-csrf", &csrf)
+        .body(Full::new(Bytes::new()))
+        .expect("request");
+    assert_eq!(send(gateway.address, forget).await.status, 200);
+    forget = harness::get("tasks.test", &path);
+    forget.headers_mut().insert("x-toolgate-csrf", csrf.parse().expect("header"));
+    assert_eq!(send(gateway.address, forget).await.status, 404, "forgotten");
+    gateway.stop().await;
+}

@@ -21,7 +21,7 @@ const PANEL: &str = "toolgate-panel";
 
 /// Starts the demo signed in as `user` and opens `site` (`tasks`, `travel`, …) once its app and
 /// the panel are ready.
-async fn demo_page(user: &str, site: &str) -> (Demo, Browser, Page) {
+pub(crate) async fn demo_page(user: &str, site: &str) -> (Demo, Browser, Page) {
     let demo = gateway::demo::start(0, Some(user.into()), Shutdown::new()).await.expect("demo starts");
     let browser = Browser::launch(&[]).await;
     let page = browser.page().await;

@@ -12,12 +12,17 @@
 // Parts share one function scope; this part defines what the others use:
 //   addProvider({collect}) — collect() returns {tools: [RawTool], contexts: [RawContext]}
 //     RawTool:    {key, name, title?, description, input_schema, annotations, source,
-//                  isDisabled?(), invoke(args, {signal}) -> result | Promise<result>}
+//                  isDisabled?(), invoke(args, {signal}) -> result | Promise<result>,
+//                  readResult?(result) -> JSON, resultText?(result) -> string | null}
+//     (readResult: the call's JSON result, default a JSON copy; resultText: the result as
+//     WebMCP's executeTool() gives it to a page, default webmcpText in 30-webmcp.js)
 //     RawContext: {key, name, source, read() -> string}
 //   scheduleRescan(), onMutations(handler), onCatalogChange(hook), visibleTools(),
 //   callTool(name, args, options), ToolCallError, jsonClone, reportTool(entry).
-// callTool's options: {timeoutMs, signal, callId, approvalToken}; the last two mark a form tool's
-// submission for the proxy (its approval check, and the site's answer: 45-forms-execute.js).
+// callTool's options: {timeoutMs, signal, callId, approvalToken, text}; callId and
+// approvalToken mark a form tool's submission for the proxy (its approval check, and the site's
+// answer: see 45-forms-execute.js); `text: true` adds `text` (resultText) to a successful
+// outcome.
 
 // The script may end up on a page twice (a page that copies its own <head> into an iframe srcdoc,
 // a cached fragment re-inserted by a framework); the second run must be a no-op.
@@ -435,7 +440,7 @@ function callTool(name, args, options) {
         return Promise.resolve()
           .then(() => entry.raw.invoke(input, { signal: controller.signal }))
           .finally(mark.release)
-          .then(resultOutcome, thrownOutcome)
+          .then((result) => resultOutcome(entry.raw, result, settings.text === true), thrownOutcome)
           .then((outcome) => (mark.used() && !settled
             ? withSiteAnswer(mark, outcome, controller.signal)
             : outcome));
@@ -448,9 +453,13 @@ function callTool(name, args, options) {
   });
 }
 
-function resultOutcome(result) {
+function resultOutcome(raw, result, withText) {
   try {
-    return { ok: true, result: jsonClone(result) };
+    const outcome = { ok: true, result: raw.readResult ? raw.readResult(result) : jsonClone(result) };
+    if (withText) {
+      outcome.text = (raw.resultText || webmcpText)(result);
+    }
+    return outcome;
   } catch (error) {
     return failure('page_error', 'the tool returned something that is not JSON');
   }

@@ -25,6 +25,29 @@ function fireToolEvent(target, type, toolName) {
   target.dispatchEvent(event);
 }
 
+/**
+ * A tool's result as Chromium's `executeTool()` gives it to a page: a string as it is, an object
+ * as its JSON (one without JSON, a function say, as "undefined"), any other value as its text
+ * (`undefined`, `null`, `42`, `true`, `NaN`). A form's submission that navigated gives null
+ * instead (45-forms-execute.js). Throws for an object JSON cannot hold (a cycle).
+ */
+function webmcpText(value) {
+  if (typeof value === 'string') {
+    return value;
+  }
+  if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+    const text = JSON.stringify(value);
+    return text === undefined ? 'undefined' : text;
+  }
+  return String(value);
+}
+
+/** An imperative tool's result for `executeTool()`: Chromium words an empty string as below. */
+function imperativeText(value) {
+  const text = webmcpText(value);
+  return text === '' ? 'Operation succeeded' : text;
+}
+
 function invalidState(message) {
   return new DOMException(message, 'InvalidStateError');
 }
@@ -86,6 +109,7 @@ class ToolOwner extends EventTarget {
       annotations: entry.annotations,
       source: 'webmcp_imperative',
       invoke: (args, { signal }) => this.run(entry, args, signal),
+      resultText: imperativeText,
     }));
   }
 
@@ -142,13 +166,17 @@ class ToolOwner extends EventTarget {
     return tools;
   }
 
-  /** Runs a catalog tool through the gateway's rules; resolves to its JSON-serialised result. */
+  /**
+   * Runs a catalog tool through the gateway's rules; resolves to its result as Chromium's
+   * `executeTool()` does (webmcpText: a string as it is; null for a form that navigated).
+   */
   executeTool(tool, inputObject, options) {
     const name = typeof tool === 'string' ? tool : tool && tool.name;
     const signal = options && options.signal;
-    return callTool(name, inputObject === undefined ? {} : inputObject, { signal }).then((outcome) => {
+    return callTool(name, inputObject === undefined ? {} : inputObject, { signal, text: true }).then((outcome) => {
       if (outcome.ok) {
-        return JSON.stringify(outcome.result);
+        // No text: a failed call the site's answer turned into a success (45-forms-execute.js).
+        return 'text' in outcome ? outcome.text : webmcpText(outcome.result);
       }
       const kind = outcome.error.code === 'cancelled' ? 'AbortError'
         : outcome.error.code === 'invalid_arguments' ? 'DataError' : 'UnknownError';

@@ -4,9 +4,10 @@
 // `navigator.modelContext` is read before the polyfills (30-webmcp.js) replace it, and an
 // imperative tool is registered with it only while the gateway has it visible (withdrawn when it
 // is hidden, changed or unregistered), so a hidden tool never reaches a native agent. Also owns
-// the tool forms: with native WebMCP they are read from the native `getTools()` and executed
-// through the native `executeTool()`; without it, through `DeclarativeForms` (see 40-forms.js
-// and 45-forms-execute.js).
+// the tool forms: with native WebMCP they are executed through the native `executeTool()` and
+// described by the native `getTools()` once it lists them (by the runtime until then); without
+// it, through `DeclarativeForms` (see 40-forms.js and 45-forms-execute.js). Either way a form's
+// result is Chromium's `executeTool()` text (null for a submission that navigated).
 
 function readNative(read) {
   try {
@@ -98,7 +99,7 @@ let nativeRefreshAgain = false;
 
 /**
  * Called once the polyfills are installed. With native WebMCP: keeps its tool forms fresh and
- * announces their executions on the polyfill. Without it: lets `DeclarativeForms` watch the forms.
+ * announces their executions on the polyfill. Both ways: rescans when a tool form changes.
  */
 function connectToolForms() {
   if (nativeDocumentContext) {
@@ -113,8 +114,9 @@ function connectToolForms() {
       });
     }
     refreshNativeForms();
-  } else if (typeof DeclarativeForms !== 'undefined') {
-    DeclarativeForms.observe(document, scheduleRescan);
+  }
+  if (typeof DeclarativeForms !== 'undefined') {
+    DeclarativeForms.observe(document, nativeDocumentContext ? refreshNativeForms : scheduleRescan);
   }
 }
 
@@ -130,17 +132,6 @@ function toolForm(name) {
 /** `form` when the proxy turned a legacy form into a tool, otherwise the page's own declaration. */
 function formSource(form) {
   return form.getAttribute('data-toolgate-source') === 'form' ? 'form' : 'webmcp_declarative';
-}
-
-function parseNativeResult(text) {
-  if (typeof text !== 'string') {
-    return text ?? null;
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    return text;
-  }
 }
 
 function refreshNativeForms() {
@@ -166,47 +157,44 @@ function refreshNativeForms() {
 }
 
 /**
- * A form the proxy made a tool of carries the gateway's limits (the control's length limits, the
- * rule's schema fragment), which the browser's own derivation does not know: its schema is ours.
+ * The catalog tools of the page's tool forms. Without native WebMCP, `DeclarativeForms`
+ * describes and runs them. With it, the browser runs them, and a form's entry is Chromium's once
+ * its `getTools()` lists the form; Chromium lists a parser-inserted form only after the first
+ * rendering update, so until then the runtime's own derivation (the same, see 40-forms.js)
+ * stands in, and the page's `getTools()` has its forms when the document is parsed either way.
  */
-function generatedFormSchema(form) {
-  if (!form || formSource(form) !== 'form') {
-    return null;
+function formTools() {
+  if (typeof DeclarativeForms === 'undefined') {
+    return [];
   }
-  try {
-    const described = DeclarativeForms.describe(form);
-    return described ? described.input_schema : null;
-  } catch {
-    return null;
+  const conflicts = conflictedNames();
+  const forms = Array.from(document.querySelectorAll('form[toolname]'))
+    .filter((form) => !conflicts.has(form.getAttribute('toolname')));
+  if (!nativeDocumentContext) {
+    return forms.map((form) => describedFormTool(form, (args, { signal }) => DeclarativeForms.execute(form, args,
+      { signal }))).filter(Boolean);
   }
+  const listed = new Map(nativeFormTools.map((tool) => [tool.name, tool]));
+  return forms.filter((form) => toolForm(form.getAttribute('toolname')) === form).map((form) => {
+    const name = form.getAttribute('toolname');
+    const invoke = (args, { signal }) => nativeFormEntry(name, signal)
+      .then((tool) => nativeDocumentContext.executeTool(tool, args, { signal }));
+    return listed.has(name) ? nativeFormTool(listed.get(name), form, invoke) : describedFormTool(form, invoke);
+  }).filter(Boolean);
 }
 
-function nativeFormTool(tool) {
-  const form = toolForm(tool.name);
-  const hints = tool.annotations || {};
-  return {
-    key: form,
-    name: tool.name,
-    title: tool.title || undefined,
-    description: tool.description || '',
-    input_schema: generatedFormSchema(form) || tool.inputSchema || jsonClone(EMPTY_OBJECT_SCHEMA),
-    annotations: {
-      read_only: Boolean(hints.readOnlyHint),
-      consequential: Boolean(hints.consequentialHint),
-      untrusted_content: Boolean(hints.untrustedContentHint),
-    },
-    source: formSource(form),
-    invoke: (args, { signal }) => nativeDocumentContext.executeTool(tool, args, { signal }).then(parseNativeResult),
-  };
-}
-
-function polyfilledFormTool(form) {
-  let described = null;
+/** The runtime's own description of a tool form, or null (a warning when describing failed). */
+function describeForm(form) {
   try {
-    described = DeclarativeForms.describe(form);
+    return DeclarativeForms.describe(form);
   } catch (error) {
     warn('a tool form could not be described', String(error && error.message));
+    return null;
   }
+}
+
+function describedFormTool(form, invoke) {
+  const described = describeForm(form);
   if (!described) {
     return null;
   }
@@ -218,22 +206,105 @@ function polyfilledFormTool(form) {
     input_schema: described.input_schema,
     annotations: described.annotations,
     source: formSource(form),
-    invoke: (args, { signal }) => DeclarativeForms.execute(form, args, { signal }),
+    invoke,
+    readResult: readFormResult,
+    resultText: (text) => text,
   };
 }
 
-function formTools() {
-  const conflicts = conflictedNames();
-  if (nativeDocumentContext) {
-    return nativeFormTools.filter((tool) => toolForm(tool.name) !== null && !conflicts.has(tool.name))
-      .map(nativeFormTool);
+function nativeFormTool(tool, form, invoke) {
+  const hints = tool.annotations || {};
+  return {
+    key: form,
+    name: tool.name,
+    title: tool.title || undefined,
+    description: tool.description || '',
+    input_schema: nativeFormSchema(form, tool.inputSchema),
+    annotations: {
+      read_only: Boolean(hints.readOnlyHint),
+      consequential: Boolean(hints.consequentialHint),
+      untrusted_content: Boolean(hints.untrustedContentHint),
+    },
+    source: formSource(form),
+    invoke,
+    readResult: readFormResult,
+    resultText: (text) => text,
+  };
+}
+
+/**
+ * A form's schema with native WebMCP. A form the proxy made a tool of carries the gateway's
+ * limits (the control's length limits, the rule's schema fragment), which the browser's own
+ * derivation does not know: its schema is ours. A page's own form keeps Chromium's, except that
+ * ours stays while the two are the same JSON (key order aside), so the catalog (and its decision)
+ * does not change when Chromium lists a form the runtime described first.
+ */
+function nativeFormSchema(form, nativeSchema) {
+  const derived = describeForm(form);
+  if (derived && (formSource(form) === 'form' || canonicalJson(derived.input_schema) === canonicalJson(nativeSchema))) {
+    return derived.input_schema;
   }
-  if (typeof DeclarativeForms === 'undefined') {
-    return [];
+  return nativeSchema || jsonClone(EMPTY_OBJECT_SCHEMA);
+}
+
+function canonicalJson(value) {
+  return JSON.stringify(value, (key, item) => (item && typeof item === 'object' && !Array.isArray(item)
+    ? Object.fromEntries(Object.keys(item).sort().map((name) => [name, item[name]]))
+    : item));
+}
+
+/**
+ * Native `getTools()`'s entry for the tool form `name`, which native `executeTool()` needs. A
+ * call that comes before Chromium lists the form waits for its `toolchange`; the call's signal
+ * (timeout, cancellation) ends the wait.
+ */
+function nativeFormEntry(name, signal) {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      Promise.resolve()
+        .then(() => nativeDocumentContext.getTools())
+        .then((tools) => {
+          const tool = Array.isArray(tools) ? tools.find((candidate) => candidate && candidate.name === name) : null;
+          if (tool) {
+            stop();
+            resolve(tool);
+          }
+        }, (error) => {
+          stop();
+          reject(error);
+        });
+    };
+    const cancelled = () => {
+      stop();
+      reject(signal.reason);
+    };
+    const stop = () => {
+      nativeDocumentContext.removeEventListener('toolchange', look);
+      signal.removeEventListener('abort', cancelled);
+    };
+    nativeDocumentContext.addEventListener('toolchange', look);
+    signal.addEventListener('abort', cancelled, { once: true });
+    look();
+  });
+}
+
+/**
+ * A form tool's result as the runtime's calls report it: Chromium's `executeTool()` text (what
+ * both ways of running a form resolve to) read back as JSON where it is JSON; null when the
+ * submission navigated or the page answered `undefined`. Other text stays a string.
+ */
+function readFormResult(text) {
+  if (text === null || text === undefined || text === 'undefined') {
+    return null;
   }
-  return Array.from(document.querySelectorAll('form[toolname]'))
-    .filter((form) => !conflicts.has(form.getAttribute('toolname')))
-    .map(polyfilledFormTool).filter(Boolean);
+  if (typeof text !== 'string') {
+    return jsonClone(text);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return text;
+  }
 }
 
 const warnedConflicts = new Set(); // names already warned about: catalogs are rebuilt often
@@ -259,21 +330,3 @@ function conflictedNames() {
   }
   return conflicts;
 }
-
-function touchesToolForm(record) {
-  const target = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
-  if (target && target.closest && target.closest('form[toolname]')) {
-    return true;
-  }
-  if (record.type === 'attributes' && record.attributeName === 'toolname') {
-    return true;
-  }
-  return [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeType === Node.ELEMENT_NODE
-    && (node.matches('form[toolname]') || node.querySelector('form[toolname]')));
-}
-
-onMutations((records) => {
-  if (nativeDocumentContext && records.some(touchesToolForm)) {
-    refreshNativeForms();
-  }
-});

@@ -2,8 +2,9 @@
 //
 // Owns `DeclarativeForms` for browsers without native WebMCP: its `describe` and `observe` are
 // those of 40-forms.js, and `execute(form, args, {signal})` fills the form all or nothing and
-// submits it with an agent-invoked SubmitEvent (`agentInvoked`, `respondWith`). Without
-// `toolautosubmit` nothing is submitted until the user presses submit: a built-in human gate.
+// submits it with an agent-invoked SubmitEvent (`agentInvoked`, `respondWith`), resolving as
+// Chromium's `executeTool()` does. Without `toolautosubmit` nothing is submitted until the user
+// presses submit: a built-in human gate.
 //
 // Also owns `submissionMarks`: while an agent's call of a form tool runs (native or polyfilled),
 // the form's next submission carries the call's mark: a gateway cookie naming the call, method
@@ -18,10 +19,7 @@ const DeclarativeForms = (() => {
   const { describe, observe, readForm, attr, controlsOf } = formDerivation;
   const SANITIZED = new Set(['number', 'range', 'date', 'time', 'datetime-local', 'month', 'week', 'color']);
 
-  // A control named "method" or "action" shadows the form's own member (forms have
-  // [LegacyOverrideBuiltIns]), so a form's members are always taken from the prototypes.
-  const formGetter = (name) => Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, name).get;
-  const [formMethod, formAction] = ['method', 'action'].map(formGetter);
+  // Members are taken from the prototypes before page scripts run.
   const connected = Object.getOwnPropertyDescriptor(Node.prototype, 'isConnected').get;
   const { querySelectorAll } = Element.prototype;
   const { addEventListener, removeEventListener } = EventTarget.prototype;
@@ -34,8 +32,9 @@ const DeclarativeForms = (() => {
   /**
    * Checks every argument before touching the form, fills it (with the page's input and change
    * events), and puts every control back if the filled form fails constraint validation. Then
-   * submits (toolautosubmit) or focuses the submit button and waits for the user. Resolves to the
-   * respondWith value; rejects with a ToolCallError (invalid_arguments, cancelled, page_error).
+   * submits (toolautosubmit) or focuses the submit button and waits for the user. Resolves like
+   * Chromium's `executeTool()`: the respondWith value as text (webmcpText), or null when the
+   * submission navigates; rejects with a ToolCallError (invalid_arguments, cancelled, page_error).
    */
   function execute(form, args, options) {
     const signal = options && options.signal;
@@ -265,14 +264,23 @@ const DeclarativeForms = (() => {
 
   function settle(run, event) {
     if (run.response) {
-      run.response.then((value) => run.finish(null, value === undefined ? null : value), (reason) => run.finish(
+      run.response.then((value) => {
+        let text;
+        try {
+          text = webmcpText(value);
+        } catch (error) {
+          run.finish(new ToolCallError('page_error', 'the respondWith value cannot be serialised'));
+          return;
+        }
+        run.finish(null, text);
+      }, (reason) => run.finish(
         new ToolCallError('page_error', `respondWith promise was rejected${reason && reason.message ? `: ${reason.message}` : ''}`)));
     } else if (event.defaultPrevented) {
       run.finish(new ToolCallError('page_error', "The site has a programming error: it called preventDefault() on the 'submit' "
         + 'event, without also calling respondWith() with the tool result'));
     } else {
-      // The submission navigates (or targets another frame): say so while the page still runs.
-      run.finish(null, { submitted: true, method: formMethod.call(event.target), action: formAction.call(event.target) });
+      // The submission navigates (this document or another frame): Chromium resolves with null.
+      run.finish(null, null);
     }
   }
 
@@ -461,7 +469,9 @@ async function withSiteAnswer(mark, outcome, signal) {
       : undefined;
     return failure(String(error.code || 'rejected_by_site'), String(error.message || 'the site refused the submission'), details);
   }
+  // null: the submission navigated and the page gave no result of its own. A page's own
+  // `executeTool()` keeps Chromium's answer (`text`, null then); the site's answer is for agents.
   const own = outcome.ok ? outcome.result : null;
-  const placeholder = own === null || own === undefined || (typeof own === 'object' && own.submitted === true);
-  return { ok: true, result: placeholder ? jsonClone(answer.result) : own };
+  const result = own === null || own === undefined ? jsonClone(answer.result) : own;
+  return outcome.ok ? { ...outcome, result } : { ok: true, result };
 }

@@ -16,10 +16,18 @@
 //     {event: 'refused', status, code, message} (the gateway did not start the turn),
 //     {event: 'ended', reason: 'done' | 'error' | 'stopped' | 'lost'} (always last, exactly once).
 //   decideApproval(id, approve, comment) -> Promise<{ok: true, record} | {ok: false, error}>
+//   loadConversation() -> Promise<[{role, text?, tool?, ok?}] | null> (this tab's conversation so
+//     far, as the model saw it; null when there is none) and newConversation() -> Promise (the
+//     gateway forgets it; the next turn starts a new one).
+//
+// The conversation lives on the gateway; this tab only keeps its id, in sessionStorage (the
+// tab's page session: it survives reloads and navigations on this site, and ends with the tab).
+// Each turn sends it, and `started` names the conversation the turn went on.
 
 const TURN_URL = '/.toolgate/agent/turn';
 const RESULT_URL = '/.toolgate/agent/result';
 const APPROVALS_URL = '/.toolgate/agent/approvals/';
+const CONVERSATION_URL = '/.toolgate/agent/conversation/';
 // Refuses a single SSE message above this size instead of buffering without bound.
 const MAX_EVENT_CHARS = 1024 * 1024;
 const TURN_EVENTS = new Set([
@@ -27,6 +35,37 @@ const TURN_EVENTS = new Set([
 ]);
 
 const liveTurns = new Set();
+
+/** This tab's conversation id: sessionStorage where the page may use it, else memory. */
+const conversationId = (() => {
+  const KEY = 'toolgate-conversation';
+  const { getItem, setItem, removeItem } = Storage.prototype;
+  let storage = null;
+  try {
+    storage = window.sessionStorage;
+  } catch (error) {
+    storage = null;
+  }
+  let held = null;
+  const attempt = (action, fallback) => {
+    try {
+      return storage ? action() : fallback;
+    } catch (error) {
+      return fallback;
+    }
+  };
+  return Object.freeze({
+    get: () => attempt(() => getItem.call(storage, KEY), held) || held,
+    set(id) {
+      held = id;
+      attempt(() => setItem.call(storage, KEY, id), null);
+    },
+    clear() {
+      held = null;
+      attempt(() => removeItem.call(storage, KEY), null);
+    },
+  });
+})();
 
 /**
  * Starts a turn; the listener hears every event of it, `ended` last. `message` null continues
@@ -82,8 +121,10 @@ async function runTurn(turn, message) {
   const { contexts } = catalog();
   // The visible tools as the catalog POST reports them: a form tool says which form it submits.
   const tools = visibleTools().map((entry) => jsonClone(reportTool(entry)));
+  const conversation = conversationId.get();
   const body = JSON.stringify({
     ...(message === null ? { continue: true } : { message }),
+    ...(conversation ? { conversation } : {}),
     tools,
     contexts: contexts.map(({ name, text }) => ({ name, text })),
   });
@@ -198,6 +239,9 @@ function handleEvent(turn, event) {
   switch (event.event) {
     case 'started':
       turn.turnId = typeof event.turn_id === 'string' ? event.turn_id : null;
+      if (typeof event.conversation_id === 'string' && event.conversation_id) {
+        conversationId.set(event.conversation_id);
+      }
       turn.emit(event);
       return null;
     case 'tool_call':
@@ -288,6 +332,50 @@ async function decideApproval(id, approve, comment) {
     return { ok: true, record: await readJson.call(response) };
   } catch (error) {
     return { ok: false, error: { code: 'network', message: 'the gateway could not be reached' } };
+  }
+}
+
+async function loadConversation() {
+  const id = conversationId.get();
+  if (!id) {
+    return null;
+  }
+  try {
+    const response = await gatewayFetch(CONVERSATION_URL + encodeURIComponent(id), {
+      method: 'GET',
+      credentials: 'same-origin',
+      cache: 'no-store',
+      redirect: 'error',
+      headers: { 'X-Toolgate-CSRF': core.csrf || '' },
+    });
+    if (response.status === 404) {
+      // Forgotten or expired: the next turn starts a new one.
+      conversationId.clear();
+      return null;
+    }
+    const answer = response.ok ? await readJson.call(response) : null;
+    return answer && Array.isArray(answer.entries) ? answer.entries : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+async function newConversation() {
+  const id = conversationId.get();
+  conversationId.clear();
+  if (!id) {
+    return;
+  }
+  try {
+    await gatewayFetch(CONVERSATION_URL + encodeURIComponent(id), {
+      method: 'DELETE',
+      credentials: 'same-origin',
+      cache: 'no-store',
+      redirect: 'error',
+      headers: { 'X-Toolgate-CSRF': core.csrf || '' },
+    });
+  } catch (error) {
+    // The gateway forgets it when it expires; this tab no longer names it.
   }
 }
 

@@ -31,6 +31,7 @@ header { display: flex; align-items: center; gap: 8px; padding: 10px 12px; borde
 header h2 { font-size: 15px; margin: 0; flex: 1; }
 .who { color: var(--muted); font-size: 12px; }
 .signout { font-size: 12px; color: var(--accent); }
+.fresh { font-size: 12px; padding: 2px 8px; border-radius: 12px; }
 .close { border: 0; background: transparent; font-size: 20px; line-height: 1; padding: 4px 8px; }
 .body { flex: 1; overflow-y: auto; padding: 10px 12px; display: flex; flex-direction: column; gap: 10px; }
 details { border: 1px solid var(--line); border-radius: 10px; padding: 6px 10px; }
@@ -53,6 +54,9 @@ summary { cursor: pointer; font-weight: 600; }
 .msg[data-role="tool"][data-status="failed"], .msg[data-role="denied"] { color: var(--danger); }
 .msg[data-role="error"] { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); }
 .msg[data-role="error"] strong { display: block; }
+.msg[data-role="note"] { font-size: 12px; color: var(--muted); padding: 0 10px; }
+.msg[data-history="true"] { opacity: .8; }
+.msg[data-role="tool"][data-status="invalid"] { color: #b54708; }
 .approval { border: 2px solid #f79009; border-radius: 10px; padding: 8px 10px; background: #fffcf5; }
 .approval h3 { margin: 0 0 4px; font-size: 14px; }
 .approval pre { margin: 6px 0; padding: 8px; background: #101828; color: #f2f4f7; border-radius: 8px;

@@ -66,6 +66,10 @@ function createPanel() {
   const who = element('span', { class: 'who' });
   // Signing out is always one click away on a site page (a shared machine must not stay signed in).
   const signOut = element('a', { class: 'signout', href: LOGOUT_URL, 'data-action': 'sign-out', text: 'Sign out' });
+  const fresh = element('button', {
+    type: 'button', class: 'fresh', 'data-action': 'new-conversation', text: 'New conversation',
+    title: 'Start over: the assistant forgets this conversation',
+  });
   const entriesList = element('ul', { class: 'entries', 'aria-label': 'Tools and contexts' });
   const entriesSummary = element('summary', { text: 'What the assistant can see' });
   const entries = element('details', { class: 'catalog', 'data-section': 'catalog' }, [entriesSummary, entriesList]);
@@ -87,7 +91,7 @@ function createPanel() {
   const panel = element('section', {
     id: ids.panel, class: 'panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': ids.title, hidden: true,
   }, [
-    element('header', {}, [element('h2', { id: ids.title, text: 'Assistant' }), who, signOut, closeButton]),
+    element('header', {}, [element('h2', { id: ids.title, text: 'Assistant' }), who, signOut, fresh, closeButton]),
     body,
     form,
   ]);
@@ -237,6 +241,7 @@ function createPanel() {
 
   function setBusy(busy) {
     send.disabled = busy;
+    fresh.disabled = busy;
     stop.hidden = !busy;
     send.hidden = busy;
   }
@@ -281,6 +286,47 @@ function createPanel() {
     run(null);
   }
 
+  /** The conversation so far (from the gateway, as the model saw it), above anything new. */
+  async function showHistory() {
+    const entries = await loadConversation();
+    if (!entries || entries.length === 0) {
+      return;
+    }
+    const lines = [element('li', {
+      class: 'msg', 'data-role': 'note', 'data-history': 'true',
+      text: 'Earlier in this conversation, as the assistant saw it (personal data replaced):',
+    })];
+    for (const entry of entries) {
+      const mark = { 'data-history': 'true' };
+      if (entry.role === 'tool') {
+        lines.push(element('li', {
+          class: 'msg', 'data-role': 'tool', 'data-tool': String(entry.tool), 'data-status': entry.ok ? 'done' : 'failed', ...mark,
+          text: `${entry.ok ? '✓' : '✗'} ${entry.tool}`,
+        }));
+      } else if (entry.role === 'user' || entry.role === 'assistant') {
+        lines.push(element('li', { class: 'msg', 'data-role': entry.role, ...mark, text: String(entry.text) }));
+      }
+    }
+    log.prepend(...lines);
+    examples.hidden = true;
+    body.scrollTop = body.scrollHeight;
+  }
+
+  function startOver() {
+    if (state.turn) {
+      return;
+    }
+    newConversation();
+    log.replaceChildren();
+    state.assistant = null;
+    state.tools.clear();
+    state.approvals.clear();
+    root.setAttribute('data-turn', 'idle');
+    renderCatalog();
+    input.focus();
+  }
+
+  fresh.addEventListener('click', startOver);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     submit();
@@ -518,10 +564,10 @@ function createPanel() {
     });
   }
 
-  if (core.continuation) {
-    // Once the panel is in the page.
-    setTimeout(() => continueTurn(core.continuation), 0);
-  }
+  // Once the panel is in the page: the conversation so far, then a turn the previous page's form
+  // submission left to continue.
+  const continuation = core.continuation;
+  setTimeout(() => showHistory().then(() => continuation && continueTurn(continuation)), 0);
   return host;
 }
 

@@ -1,6 +1,11 @@
 //! Per-user filtering of the page: wires every filtering handler, and removes the `<tool>` and
 //! `<context>` elements the user may not see.
 //!
+//! An element is decided by its static `name`. One without it whose name a framework binds
+//! (`:name`, see `bindings.rs`) is kept while the user has page tools at all: its name only
+//! exists once the framework rendered it in the browser, where the runtime reports it to the
+//! gateway like an element a script added.
+//!
 //! A refused element goes with all its content, and its end tag only if it is its own: an
 //! element closed implicitly by an ancestor's end tag must not take that end tag (and with it
 //! the ancestor's following siblings) along. A self-closing `<tool .../>` loses only its start
@@ -10,6 +15,7 @@ use lol_html::html_content::{ContentType, EndTag};
 use lol_html::send;
 
 use super::attribute_text::decode_character_references;
+use super::bindings::is_bound;
 use super::form_names::is_valid_name;
 use super::policy::ToolKind;
 use super::selectors::{on_element, selector};
@@ -57,7 +63,12 @@ fn filter_element(
         let Some(filter) = page.filter.as_mut() else {
             return Ok(());
         };
-        // A missing or invalid name is refused without asking: fail closed.
+        // Only a name the HTML leaves entirely to a framework waits for the browser: a static
+        // name, even an invalid one, is decided here, and with page tools off nothing waits.
+        if name.is_none() && filter.visibility.page_tools_on() && is_bound(element, "name") {
+            return Ok(());
+        }
+        // A missing (and unbound) or invalid name is refused without asking: fail closed.
         let visible = name.as_deref().filter(|name| is_valid_name(name)).is_some_and(|name| match marked {
             Marked::Tool => filter.visibility.tool(name, ToolKind::Voix),
             Marked::Context => filter.visibility.context(name),

@@ -19,6 +19,9 @@ impl Visibility for Allow {
     fn context(&self, name: &str) -> bool {
         self.contexts.contains(name)
     }
+    fn page_tools_on(&self) -> bool {
+        true
+    }
 }
 
 fn policy(tools: &[&'static str], contexts: &[&'static str], rules: FormRules) -> PagePolicy {
@@ -265,6 +268,9 @@ impl Visibility for AllowAll {
     fn context(&self, _: &str) -> bool {
         true
     }
+    fn page_tools_on(&self) -> bool {
+        true
+    }
 }
 
 #[test]
@@ -431,3 +437,5 @@ fn a_rule_with_an_action_applies_only_to_forms_that_submit_there() {
     let error = FormRules::new(vec![bad], false).expect_err("not a path").to_string();
     assert!(error.contains("action path \"staff/*\" must start with /"), "{error}");
 }
+
+mod bound_names;

@@ -1,6 +1,10 @@
 //! Forms as tools: applying site rules to legacy forms, filtering the page's own declarative
 //! `<form toolname>` tools, and (auto mode) deriving tools for the remaining forms.
 //!
+//! A form whose `toolname` only a framework binds (`:toolname`, see `bindings.rs`) is left to
+//! the framework and the runtime, like a `<tool :name>`; where the proxy refuses or replaces a
+//! form's tool attributes it removes their bindings too, so a framework cannot render them back.
+//!
 //! Rules and declarative forms are decided at the start tag. An auto form's legend, labels and
 //! submit text only come after its start tag, so its output is held back (see `output.rs`) until
 //! its end tag and the start tag is completed then; a form whose output outgrows `HOLD_LIMIT`
@@ -13,6 +17,7 @@ use lol_html::html_content::{EndTag, StreamingHandlerSink};
 use lol_html::{ElementContentHandlers, send};
 
 use super::attribute_text::{decode_character_references, escape_to_ascii};
+use super::bindings::{is_bound, remove_bindings};
 use super::form_names::{FormFacts, is_valid_name};
 use super::path_glob::resolve_action_path;
 use super::policy::ToolKind;
@@ -149,6 +154,10 @@ fn form_start(state: &SharedState, element: &mut send::Element<'_, '_>) -> lol_h
                 filter_declarative(filter, &raw, element);
                 return Ok(FormAction::Nothing);
             }
+            if filter.visibility.page_tools_on() && is_bound(element, "toolname") {
+                // Named by a framework in the browser: no derived name may compete with it.
+                return Ok(FormAction::Nothing);
+            }
             let auto = filter.rules.auto()
                 && element.can_have_content()
                 && filter.forms.held.is_none()
@@ -173,9 +182,7 @@ fn apply_rule(
         return Ok(false);
     };
     // A rule overrides whatever the page declared.
-    for attribute in TOOL_ATTRIBUTES {
-        element.remove_attribute(attribute);
-    }
+    remove_tool_attributes(element);
     filter.names.reserve(&rule.name);
     if !filter.visibility.tool(&rule.name, ToolKind::Form) {
         filter.counts.tools_removed += 1;
@@ -204,17 +211,21 @@ fn filter_declarative(filter: &mut FilterState, raw: &str, element: &mut send::E
             return;
         }
     }
+    remove_tool_attributes(element);
+    filter.counts.tools_removed += 1;
+}
+
+/// Removes the WebMCP tool attributes and every framework binding of them.
+fn remove_tool_attributes(element: &mut send::Element<'_, '_>) {
     for attribute in TOOL_ATTRIBUTES {
         element.remove_attribute(attribute);
+        remove_bindings(element, attribute);
     }
-    filter.counts.tools_removed += 1;
 }
 
 fn start_auto_form(state: &SharedState, element: &mut send::Element<'_, '_>) -> lol_html::HandlerResult {
     // Stray tool attributes without a toolname would otherwise duplicate the generated ones.
-    for attribute in TOOL_ATTRIBUTES {
-        element.remove_attribute(attribute);
-    }
+    remove_tool_attributes(element);
     let attribute = |name: &str| element.get_attribute(name).unwrap_or_default();
     let (id, name, aria_label) = (attribute("id"), attribute("name"), attribute("aria-label"));
     let Some(form_id) = with_filter(state, |_, filter| {

@@ -30,6 +30,12 @@ pub trait Visibility: Send + Sync {
     fn tool(&self, name: &str, kind: ToolKind) -> bool;
     /// Whether the `<context name>` element stays in the page.
     fn context(&self, name: &str) -> bool;
+    /// Whether this user may have page tools here at all. Only then are elements whose name a
+    /// framework binds (`<context :name>`) kept for the runtime to report; by default they are
+    /// refused like nameless ones.
+    fn page_tools_on(&self) -> bool {
+        false
+    }
 }
 
 /// Everything a filtering rewriter needs to know about the user and the site.

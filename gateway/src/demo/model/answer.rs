@@ -3,12 +3,13 @@
 //! message (ties go to the first tool), when it matches well: every word of its name said, or at
 //! least two words of the message found in its name and description. Otherwise it says no tool
 //! fits and lists what it can do, rather than call a tool that shares one word with the request
-//! ("mark task 4 as done" is not `add_task`).
+//! ("mark task 4 as done" is not `add_task`). A required value the message leaves out while
+//! referring back ("now mark it done") comes from the conversation (`recall`), never made up.
 
-use super::arguments;
 pub(super) use super::protocol::Answer;
 use super::protocol::{ChatBody, WireMessage};
 use super::words::{same_word, words};
+use super::{arguments, recall};
 use serde_json::Value;
 
 /// How much of a tool result the summary quotes.
@@ -46,14 +47,19 @@ pub(super) fn answer(request: &ChatBody) -> Answer {
     let tool_words = words(&function.name);
     let empty = Value::Null;
     let schema = function.parameters.as_ref().unwrap_or(&empty);
-    let arguments = arguments::fill(schema, &message, &tool_words);
+    let mut arguments = arguments::fill(schema, &message, &tool_words);
+    if recall::refers_back(&message) {
+        // "Now mark it done": what the message leaves out, the conversation may say.
+        for name in required(schema) {
+            if !arguments.contains_key(name)
+                && let Some(value) = recall::recall(request, name)
+            {
+                arguments.insert(name.to_owned(), value);
+            }
+        }
+    }
     // A value it did not find is asked for, never made up.
-    let missing: Vec<String> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
+    let missing: Vec<String> = required(schema)
         .filter(|name| !arguments.contains_key(*name))
         .map(|name| describe(schema, name))
         .collect();
@@ -65,6 +71,11 @@ pub(super) fn answer(request: &ChatBody) -> Answer {
         ));
     }
     Answer::Call { name: function.name.clone(), arguments: Value::Object(arguments) }
+}
+
+/// The names of the schema's required properties.
+fn required(schema: &Value) -> impl Iterator<Item = &str> {
+    schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
 }
 
 /// `name (its description)`, for asking for a missing value.

@@ -11,6 +11,7 @@
 mod answer;
 mod arguments;
 mod protocol;
+mod recall;
 mod words;
 
 #[cfg(test)]

@@ -83,6 +83,9 @@ pub(super) struct WireFunction {
     pub(super) description: Option<String>,
     #[serde(default)]
     pub(super) parameters: Option<Value>,
+    /// In a call: its arguments as JSON text.
+    #[serde(default)]
+    pub(super) arguments: Option<String>,
 }
 
 /// A tool definition.

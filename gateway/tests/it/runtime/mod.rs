@@ -2,7 +2,8 @@
 //! fixture page (VOIX, WebMCP `document.modelContext` and `navigator.modelContext`, native WebMCP
 //! wrapped or doubled, CI4A components) becomes the expected catalog; calls reach the page's
 //! handlers and bring back their results; invalid arguments, disabled and policy-denied tools are
-//! refused before the page runs anything.
+//! refused before the page runs anything; names a real Vue build binds reach the agent only as
+//! the gateway decides them.
 
 use crate::cdp::{Browser, Page};
 use crate::harness::{self, reply, upstream};
@@ -13,6 +14,7 @@ pub(super) const VOIX: &str = include_str!("../fixtures/runtime/voix.html");
 pub(super) const WEBMCP: &str = include_str!("../fixtures/runtime/webmcp.html");
 pub(super) const NATIVE: &str = include_str!("../fixtures/runtime/native.html");
 pub(super) const CI4A: &str = include_str!("../fixtures/runtime/ci4a.html");
+pub(super) const KANBAN: &str = include_str!("../fixtures/runtime/kanban.html");
 pub(super) const ADAPTER: &str = include_str!("../../../../injector/runtime/examples/ci4a-adapter.js");
 
 /// Everything is allowed except the secrets, so a test sees both outcomes of the round trip.
@@ -40,14 +42,22 @@ pub(super) async fn shop() -> Shop {
 
 /// `site_settings` go into the site's `[sites.site0]` table.
 pub(super) async fn shop_with(site_settings: &str) -> Shop {
+    shop_configured(site_settings, "").await
+}
+
+/// `site_settings` go into the site's `[sites.site0]` table, `extra` (an `[llm]` section, say)
+/// into the top of the configuration.
+pub(super) async fn shop_configured(site_settings: &str, extra: &str) -> Shop {
     let app = upstream(|seen| match seen.uri.path() {
         "/ci4a-adapter.js" => reply("text/javascript", ADAPTER),
+        "/vue.global.prod.js" => reply("text/javascript", frameworks::vue_build()),
         path => {
             let page = match path {
                 "/voix" => VOIX,
                 "/webmcp" => WEBMCP,
                 "/native" => NATIVE,
                 "/ci4a" => CI4A,
+                "/kanban" => KANBAN,
                 _ => "<!doctype html><html><head></head><body>empty</body></html>",
             };
             reply("text/html; charset=utf-8", page)
@@ -57,7 +67,7 @@ pub(super) async fn shop_with(site_settings: &str) -> Shop {
     let directory = tempfile::tempdir().expect("policy dir");
     let policy_file = directory.path().join("policy.toml");
     std::fs::write(&policy_file, POLICY).expect("write policy");
-    let text = harness::config_text(&[("shop.localhost", app.address)], "")
+    let text = harness::config_text(&[("shop.localhost", app.address)], extra)
         .replace("[sites.site0]\n", &format!("[sites.site0]\n{site_settings}"));
     let text = format!("{text}[policy]\nfile = {:?}\n", policy_file.display().to_string());
     let gateway = harness::gateway_from_text(&text).await;
@@ -102,7 +112,9 @@ pub(super) fn plain() -> Value {
 }
 
 mod ci4a;
+mod frameworks;
 mod native;
+mod parity;
 mod policy;
 mod voix;
 mod webmcp;
