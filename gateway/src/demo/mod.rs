@@ -44,10 +44,58 @@ pub async fn run(port: u16, sign_in_as: Option<String>) -> anyhow::Result<()> {
             "Sign in as one of the demo users: alice (engineering), bob (finance approver), carol (HR, auditor), dave (no groups), erin (dashboard admin)."
         ),
     }
-    println!("Open a URL in a browser (*.localhost resolves to this machine). Ctrl-C stops the demo.");
+    println!("Open a URL in a browser (*.localhost resolves to this machine). Ctrl-C stops the demo.\n");
+    print!("{}", api_snippets(port, &demo.api_tokens));
     demo.gateway.stopped().await;
     Ok(())
 }
+
+/// Ready-to-run API examples with the demo's bearer tokens: the task board's OpenAI-compatible
+/// endpoint with curl and the OpenAI Python SDK, `whoami`, and the approvals API.
+pub fn api_snippets(port: u16, tokens: &[ApiToken]) -> String {
+    let hours = API_TOKEN_LIFETIME.as_secs() / 3600;
+    let mut text = format!(
+        "API clients use bearer tokens from the same provider. Tokens for demo users (valid {hours} hours):\n"
+    );
+    for token in tokens {
+        text.push_str(&format!(
+            "  export TOOLGATE_TOKEN_{}={}\n",
+            token.user.to_ascii_uppercase(),
+            token.token
+        ));
+    }
+    let base = format!("http://localhost:{port}");
+    text.push_str(&format!(
+        r#"
+  # Who am I? (alice)
+  curl -H "Authorization: Bearer $TOOLGATE_TOKEN_ALICE" http://tasks.localhost:{port}/.toolgate/whoami
+  # The task board's OpenAI-compatible endpoint, as alice (the stand-in model answers)
+  curl -H "Authorization: Bearer $TOOLGATE_TOKEN_ALICE" {base}/sites/tasks/v1/models
+  curl -H "Authorization: Bearer $TOOLGATE_TOKEN_ALICE" -H "Content-Type: application/json" \
+    -d '{{"model": "toolgate-demo-stand-in", "messages": [{{"role": "user", "content": "Hello"}}]}}' \
+    {base}/sites/tasks/v1/chat/completions
+  # The same with the OpenAI Python SDK (pip install openai)
+  python3 -c 'import os, openai; client = openai.OpenAI(base_url="{base}/sites/tasks/v1", api_key=os.environ["TOOLGATE_TOKEN_ALICE"]); print(client.chat.completions.create(model="toolgate-demo-stand-in", messages=[{{"role": "user", "content": "Hello"}}]).choices[0].message.content)'
+  # Pending approvals for bob's groups (finance approvers)
+  curl -H "Authorization: Bearer $TOOLGATE_TOKEN_BOB" {base}/.toolgate/approvals
+"#
+    ));
+    text
+}
+
+/// A bearer token the demo made for one of its users.
+pub struct ApiToken {
+    /// The demo user.
+    pub user: &'static str,
+    /// The access token (a JWT from the demo's provider).
+    pub token: String,
+}
+
+/// How long the printed API tokens are valid.
+pub const API_TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(8 * 60 * 60);
+/// The demo users the demo prints API tokens for: a user of the task board, and the finance
+/// approver for the approvals API.
+const API_TOKEN_USERS: [&str; 2] = ["alice", "bob"];
 
 /// A started demo.
 pub struct Demo {
@@ -57,6 +105,8 @@ pub struct Demo {
     pub gateway: app::Running,
     /// The development sign-in provider's issuer URL.
     pub identity_provider: String,
+    /// Bearer tokens for API clients, for the demo users in [`API_TOKEN_USERS`].
+    pub api_tokens: Vec<ApiToken>,
 }
 
 /// Starts the demo apps, the development sign-in provider and the gateway on loopback (`port`
@@ -103,8 +153,12 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
         // environment.
         sso.client_secret = SecretRef::Generated(client_secret);
     }
+    let api_tokens = API_TOKEN_USERS
+        .into_iter()
+        .map(|user| Ok(ApiToken { user, token: provider.api_token(user, API_TOKEN_LIFETIME)? }))
+        .collect::<Result<Vec<_>, idp::DevIdpError>>()?;
     let gateway = app::start(config, listener, admin_listener, shutdown)?;
-    Ok(Demo { port, gateway, identity_provider: provider.issuer })
+    Ok(Demo { port, gateway, identity_provider: provider.issuer.clone(), api_tokens })
 }
 
 /// The demo policy: which demo user sees which tools (see the file's comments).

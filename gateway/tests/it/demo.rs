@@ -151,3 +151,65 @@ async fn tools_in_every_demo_dialect_run_their_page_handlers() {
     assert!(state.as_str().unwrap_or_default().contains("software"), "{state}");
     demo.gateway.stop().await;
 }
+
+/// A GET with `token` as the bearer, to the demo gateway at `port` on `host`.
+fn bearer_get(
+    host: &str,
+    port: u16,
+    path: &str,
+    token: &str,
+) -> http::Request<http_body_util::Full<bytes::Bytes>> {
+    http::Request::get(path)
+        .header("host", format!("{host}:{port}"))
+        .header("authorization", format!("Bearer {token}"))
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .expect("request")
+}
+
+/// The tokens `toolgate demo` prints work for what it prints them for: `whoami`, the task board's
+/// OpenAI-compatible endpoint (the printed OpenAI SDK line runs as printed) and bob's approvals.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_printed_api_tokens_and_snippets_work() {
+    let demo = gateway::demo::start(0, None, Shutdown::new()).await.expect("demo starts");
+    let token = |user: &str| {
+        demo.api_tokens
+            .iter()
+            .find(|token| token.user == user)
+            .map(|token| token.token.clone())
+            .expect("token")
+    };
+    let (alice, bob) = (token("alice"), token("bob"));
+    let address = demo.gateway.address;
+
+    let whoami =
+        crate::harness::send(address, bearer_get("tasks.localhost", demo.port, "/.toolgate/whoami", &alice))
+            .await;
+    assert_eq!(whoami.status, 200, "{}", whoami.text());
+    let whoami: Value = serde_json::from_slice(&whoami.body).expect("json");
+    assert_eq!(whoami["user"], "alice", "{whoami}");
+    let models =
+        crate::harness::send(address, bearer_get("localhost", demo.port, "/sites/tasks/v1/models", &alice))
+            .await;
+    assert_eq!(models.status, 200, "{}", models.text());
+    let approvals =
+        crate::harness::send(address, bearer_get("localhost", demo.port, "/.toolgate/approvals", &bob)).await;
+    assert_eq!(approvals.status, 200, "bob approves: {}", approvals.text());
+    let queue: Value = serde_json::from_slice(&approvals.body).expect("the queue is JSON");
+    assert!(queue.is_object() || queue.is_array(), "{queue}");
+
+    let snippets = gateway::demo::api_snippets(demo.port, &demo.api_tokens);
+    assert!(snippets.contains(&format!("export TOOLGATE_TOKEN_ALICE={alice}")));
+    let line =
+        snippets.lines().find(|line| line.trim_start().starts_with("python3 -c '")).expect("an SDK line");
+    let program = line.trim_start().trim_start_matches("python3 -c '").trim_end_matches('\'');
+    let output = tokio::process::Command::new(crate::harness::test_python("openai"))
+        .args(["-c", program])
+        .env("TOOLGATE_TOKEN_ALICE", &alice)
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .await
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("stand-in"), "the stand-in model answered through the gateway: {stdout}");
+}

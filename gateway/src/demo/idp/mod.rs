@@ -60,16 +60,34 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A running development provider.
-#[derive(Debug)]
 pub struct DevIdp {
     /// The issuer, `http://127.0.0.1:PORT`; discovery is at `{issuer}/.well-known/openid-configuration`.
     pub issuer: String,
     /// The loopback address the provider listens on.
     pub address: SocketAddr,
+    provider: Arc<Provider>,
     task: JoinHandle<()>,
 }
 
+impl std::fmt::Debug for DevIdp {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("DevIdp")
+            .field("issuer", &self.issuer)
+            .field("address", &self.address)
+            .finish()
+    }
+}
+
 impl DevIdp {
+    /// An access token for the demo user `user_id`, valid for `lifetime`, as the provider issues
+    /// them to the demo's client after a sign-in: a bearer token for API clients (`/v1`, the
+    /// approvals API, `whoami`), which `toolgate demo` prints with ready-to-run snippets.
+    pub fn api_token(&self, user_id: &str, lifetime: Duration) -> Result<String, DevIdpError> {
+        let user = users::find(user_id).ok_or_else(|| DevIdpError::UnknownUser(user_id.to_owned()))?;
+        token::access_token(&self.provider, user, lifetime).map_err(DevIdpError::SigningKey)
+    }
+
     /// Waits until the server has stopped after the shutdown future resolved.
     pub async fn stopped(self) {
         // A panic in the accept loop has already been reported by the runtime; either way the
@@ -175,9 +193,9 @@ pub fn start_with(
         token_lifetime,
         auto_sign_in,
     });
-    let task = runtime.spawn(serve(provider, listener, shutdown));
+    let task = runtime.spawn(serve(provider.clone(), listener, shutdown));
     tracing::warn!(%issuer, "development OIDC provider started: passwordless demo users, not for production");
-    Ok(DevIdp { issuer, address, task })
+    Ok(DevIdp { issuer, address, provider, task })
 }
 
 /// Everything a request handler needs.

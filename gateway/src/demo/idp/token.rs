@@ -244,6 +244,26 @@ fn issue(
     })
 }
 
+/// An access token for `user` from the demo's own client, valid for `lifetime`: what the
+/// provider would issue after a sign-in, minus the ID and refresh tokens.
+pub(super) fn access_token(
+    provider: &Provider,
+    user: &'static DemoUser,
+    lifetime: std::time::Duration,
+) -> Result<String, String> {
+    let now = jsonwebtoken::get_current_timestamp();
+    let issuance = Issuance {
+        issuer: &provider.issuer,
+        client_id: provider.client.id(),
+        user,
+        now,
+        lifetime_seconds: lifetime.as_secs(),
+        auth_time: now,
+    };
+    let claims = AccessTokenClaims::new(&issuance, "openid email profile");
+    provider.key.sign(TokenKind::Access, &claims).map_err(|error| error.to_string())
+}
+
 fn sign(provider: &Provider, kind: TokenKind, claims: &impl Serialize) -> Result<String, TokenError> {
     provider.key.sign(kind, claims).map_err(|error| {
         tracing::error!(%error, "development provider cannot sign a token");
