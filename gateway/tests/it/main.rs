@@ -27,6 +27,7 @@ mod limits;
 mod openai;
 mod pages;
 mod panel;
+mod panel_forms;
 mod panel_memory;
 mod passthrough;
 mod policy;

@@ -395,13 +395,15 @@ function callTool(name, args, options) {
         resolve(outcome);
       }
     };
+    // Set when a form call that ends unsent took its values out of the form again.
+    let undone = '';
     const timer = setTimeout(() => {
       controller.abort(new ToolCallError('timeout', `no answer within ${timeoutMs} ms`));
-      finish(failure('timeout', `${name} did not answer within ${timeoutMs} ms`));
+      finish(failure('timeout', `${name} did not answer within ${timeoutMs} ms${undone}`));
     }, timeoutMs);
     const cancel = () => {
       controller.abort(new ToolCallError('cancelled', 'the caller cancelled the call'));
-      finish(failure('cancelled', 'the caller cancelled the call'));
+      finish(failure('cancelled', `the caller cancelled the call${undone}`));
     };
     if (settings.signal) {
       if (settings.signal.aborted) {
@@ -437,6 +439,15 @@ function callTool(name, args, options) {
         }
         // The mark stays on the form while the call runs (its first submission carries it).
         const mark = submissionMarks.set(entry.raw.key, submissionMark(entry, settings));
+        // A form call that ends before its submission (timed out, stopped) takes the agent's
+        // values out of the form again: a later press of the button must not send them while the
+        // call reads as failed (natively filled forms too: the state is taken before the call).
+        const filled = DeclarativeForms.draft(entry.raw.key, input);
+        controller.signal.addEventListener('abort', () => {
+          if (!mark.used() && filled.undo() > 0) {
+            undone = '; its values were taken out of the form, which was not sent';
+          }
+        }, { once: true });
         return Promise.resolve()
           .then(() => entry.raw.invoke(input, { signal: controller.signal }))
           .finally(mark.release)

@@ -308,9 +308,31 @@ const DeclarativeForms = (() => {
     target.dispatchEvent(event);
   }
 
+  /**
+   * The state of `form`'s controls named in `args`, taken before an agent's call fills them;
+   * `undo()` puts back every one that changed since (with the page's input and change events)
+   * and says how many. For a call that ends without its submission (timed out, stopped), so the
+   * agent's values do not stay in the form for a later press of its button to send.
+   */
+  function draft(form, args) {
+    if (!(form instanceof HTMLFormElement) || args === null || typeof args !== 'object') {
+      return { undo: () => 0 };
+    }
+    const names = new Set(Object.keys(args));
+    const saved = controlsOf(form).filter((control) => names.has(control.name)).map(saveControl);
+    return {
+      undo() {
+        const changed = saved.filter((before) => JSON.stringify(before.state) !== JSON.stringify(saveControl(before.control).state));
+        changed.forEach(restoreControl);
+        dispatchChanges(changed);
+        return changed.length;
+      },
+    };
+  }
+
   // Installed when the runtime starts, before page scripts: the runtime is the first script.
   installHooks();
-  return Object.freeze({ describe, execute, observe });
+  return Object.freeze({ describe, execute, observe, draft });
 })();
 
 const submissionMarks = (() => {

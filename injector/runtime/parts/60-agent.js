@@ -14,7 +14,8 @@
 //     are ({event: 'started' | 'text' | 'tool_call' | ...}) plus the client's own:
 //     {event: 'tool_running' | 'tool_finished', call_id, tool, ok?, error?},
 //     {event: 'refused', status, code, message} (the gateway did not start the turn),
-//     {event: 'ended', reason: 'done' | 'error' | 'stopped' | 'lost'} (always last, exactly once).
+//     {event: 'ended', reason: 'done' | 'error' | 'stopped' | 'lost'} (always last, exactly once;
+//     calls of the turn still running are cancelled then).
 //   decideApproval(id, approve, comment) -> Promise<{ok: true, record} | {ok: false, error}>
 //   loadConversation() -> Promise<[{role, text?, tool?, ok?}] | null> (this tab's conversation so
 //     far, as the model saw it; null when there is none) and newConversation() -> Promise (the
@@ -93,6 +94,9 @@ function startTurn(message, listener) {
     emit({ event: 'ended', reason });
     turn.ended = true;
     liveTurns.delete(turn);
+    // The gateway no longer waits for the turn's calls: any still running is cancelled, and a
+    // form waiting for the user's press takes the assistant's values out again.
+    turn.controller.abort();
   };
   turn.end = end;
   liveTurns.add(turn);

@@ -379,10 +379,15 @@ function createPanel() {
         stopPointing(event.call_id);
         const line = state.tools.get(event.call_id);
         if (line) {
-          line.setAttribute('data-status', event.ok ? 'done' : 'failed');
+          // A form that waited for the user's press and ended unsent (timed out, stopped): say
+          // so; the runtime took the assistant's values out of it again.
+          const code = event.error ? String(event.error.code) : '';
+          const unsent = !event.ok && line.getAttribute('data-status') === 'awaiting_submit'
+            && (code === 'timeout' || code === 'cancelled');
+          line.setAttribute('data-status', event.ok ? 'done' : unsent ? 'not_sent' : 'failed');
           line.textContent = event.ok
             ? `✓ ${event.tool} done`
-            : `✗ ${event.tool} failed: ${event.error ? event.error.message : 'error'}`;
+            : `✗ ${event.tool} ${unsent ? 'not sent' : 'failed'}: ${event.error ? event.error.message : 'error'}`;
         }
         break;
       }
@@ -422,9 +427,14 @@ function createPanel() {
         state.assistant = null;
         stopPointing();
         for (const line of state.tools.values()) {
-          if (['running', 'awaiting_submit'].includes(line.getAttribute('data-status'))) {
+          const status = line.getAttribute('data-status');
+          if (status === 'running') {
             line.setAttribute('data-status', 'cancelled');
             line.textContent = `${line.getAttribute('data-tool')} cancelled`;
+          } else if (status === 'awaiting_submit') {
+            line.setAttribute('data-status', 'not_sent');
+            line.textContent = `✗ ${line.getAttribute('data-tool')} not sent: the assistant stopped waiting for the form, `
+              + 'and its values were taken out of it.';
           }
         }
         for (const [id, card] of state.approvals) {
