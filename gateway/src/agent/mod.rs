@@ -16,6 +16,7 @@ mod arguments;
 mod catalog;
 mod conversation_endpoint;
 mod csrf;
+mod deciders;
 mod outcome_endpoint;
 mod prompt;
 mod session;

@@ -74,6 +74,10 @@ pub enum TurnEvent {
         args: serde_json::Value,
         /// `user` (the user approves in the panel) or the approving group.
         approver: String,
+        /// Set when nobody else who may decide a group approval is signed in: says so, and how
+        /// long the call waits.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        notice: Option<String>,
     },
     /// A pending approval was decided (or expired).
     ApprovalResolved {

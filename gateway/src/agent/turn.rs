@@ -40,6 +40,8 @@ pub struct TurnContext {
     pub llm: LlmClient,
     /// Approval records.
     pub approvals: Arc<Approvals>,
+    /// Who else could decide a group approval (none without sign-in).
+    pub deciders: Option<super::deciders::Deciders>,
     /// The form actions the proxy guards; an approval for a form tool adds its form.
     pub gated_forms: Arc<GatedForms>,
     /// What sites answered form submissions: a form tool's result comes from there.
@@ -454,12 +456,21 @@ async fn approve(
         .request(binding, canonical.to_owned(), approver, reason, form, now)
         .map_err(|_| "error: the approval could not be recorded".to_owned())?;
     turn.metrics.approvals.with_label_values(&["requested"]).inc();
+    // Four eyes: when nobody else who may decide is signed in, the card says so at once.
+    let notice = match (&record.approver, &turn.deciders) {
+        (approvals::Approver::Group(group), Some(deciders)) => {
+            let requester = (turn.owner.user.as_str(), turn.actor.1.as_slice());
+            deciders.notice(group, requester, turn.approval_timeout).await
+        }
+        _ => None,
+    };
     let required = TurnEvent::ApprovalRequired {
         approval_id: record.id.clone(),
         call_id: call_id.to_owned(),
         tool: exposed.catalog_name.clone(),
         args: args.clone(),
         approver: approver_label,
+        notice,
     };
     if !events.send(&required).await {
         return Err("error: the page was closed".into());

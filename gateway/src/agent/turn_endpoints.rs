@@ -185,6 +185,10 @@ pub async fn start(
         prepared,
         llm,
         approvals: gateway.approvals.clone(),
+        deciders: gateway.sso.as_ref().map(|sso| {
+            let admins = gateway.config.dashboard.as_ref().map(|dashboard| dashboard.admin_groups.clone());
+            super::deciders::Deciders::new(sso.store.clone(), admins.unwrap_or_default())
+        }),
         gated_forms: gateway.gated_forms.clone(),
         outcomes: gateway.outcomes.clone(),
         continuations: gateway.continuations.clone(),

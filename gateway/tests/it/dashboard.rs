@@ -396,3 +396,48 @@ async fn administrators_decide_any_group_approval_and_auditors_read_the_queue() 
     );
     demo.gateway.stop().await;
 }
+
+/// Asks the panel on `page` for a large expense and returns the new approval card's notice
+/// (`null` when it has none) once the card is there.
+async fn big_expense_notice(page: &Page) -> Value {
+    let before = panel(page, "root.querySelectorAll('[data-approval-id]').length").await;
+    panel(page, "root.querySelector('[data-field=message]').value = 'Submit an expense of 4200 EUR on 2026-11-20 for conference tickets'").await;
+    panel(page, "root.querySelector('[data-action=send]').click()").await;
+    let count = format!("root.querySelectorAll('[data-approval-id]').length > {before}");
+    panel_until(page, &count).await;
+    let notice = panel(
+        page,
+        "(() => { const cards = root.querySelectorAll('[data-approval-id]'); const notice = cards[cards.length - 1].querySelector('[data-field=notice]'); return notice && notice.textContent; })()",
+    )
+    .await;
+    panel(page, "root.querySelector('[data-action=stop]').click()").await;
+    panel_until(page, "root.querySelector('.root').dataset.turn !== 'running'").await;
+    notice
+}
+
+/// bob is the demo's only finance approver: his own large expense can be decided only by another
+/// approver or an administrator, so while none is signed in the card says so at once; once erin
+/// (administrator) is signed in, it does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_card_says_at_once_when_nobody_else_may_decide_it() {
+    let demo = gateway::demo::start(0, None, Shutdown::new()).await.expect("demo starts");
+    let bob = sign_in("bob", &format!("http://expenses.localhost:{}/", demo.port)).await;
+    let page = &bob.page;
+    until(page, "document.body.dataset.appReady === 'expenses'").await;
+    until(page, "window.__toolgate__.ready.then(() => window.__toolgate__.catalog().tools.length === 1)")
+        .await;
+    panel(page, "root.querySelector('[data-action=open]').click()").await;
+    panel_until(page, "root.querySelector('.root').dataset.open === 'true'").await;
+
+    let alone = big_expense_notice(page).await;
+    let alone = alone.as_str().unwrap_or_default();
+    assert!(
+        alone.starts_with("You are the only member of finance-approvers signed in")
+            && alone.contains("no administrator is signed in"),
+        "{alone}"
+    );
+
+    let _erin = sign_in("erin", &admin(&demo, "/approvals")).await;
+    assert_eq!(big_expense_notice(page).await, Value::Null, "an administrator could decide it now");
+    demo.gateway.stop().await;
+}

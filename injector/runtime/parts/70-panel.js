@@ -474,6 +474,9 @@ function createPanel() {
       args = String(event.args);
     }
     const status = element('p', { class: 'status', role: 'status', text: mine ? '' : `Waiting for approval by ${event.approver}…` });
+    // Nobody else who may decide is signed in (four eyes forbid the user): say so at once.
+    const notice = typeof event.notice === 'string' && event.notice
+      ? [element('p', { class: 'notice', 'data-field': 'notice', text: event.notice })] : [];
     const approve = element('button', { type: 'button', 'data-action': 'approve', text: 'Approve' });
     const deny = element('button', { type: 'button', 'data-action': 'deny', text: 'Deny' });
     const actions = element('div', { class: 'actions', hidden: !mine }, [approve, deny]);
@@ -487,6 +490,7 @@ function createPanel() {
       element('pre', { class: 'args', 'data-field': 'args', tabindex: '0', 'aria-label': 'Arguments', text: args }),
       actions,
       status,
+      ...notice,
     ]);
     const decide = async (approved) => {
       approve.disabled = true;
