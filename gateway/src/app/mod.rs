@@ -82,6 +82,10 @@ impl Running {
         let _ = self.server.await;
         self.shutdown.trigger();
         let _ = self.admin.await;
+        // Records queued without waiting (a model's answer) are durable before the process ends.
+        if self.state.audit.flush().await.is_err() {
+            tracing::error!("the audit log could not be flushed at shutdown");
+        }
     }
 
     /// Fires the shutdown signal and waits for the drain.

@@ -109,8 +109,43 @@ impl AuditLog {
     /// Records an event; returns its sequence number once it is durable.
     pub async fn record(&self, event: AuditEvent) -> Result<u64, AuditError> {
         let (acknowledge, acknowledged) = oneshot::channel();
-        self.queue.send(writer::Pending { event, acknowledge }).await.map_err(|_| AuditError::Unavailable)?;
+        let pending = writer::Pending { event: Some(event), acknowledge };
+        self.queue.send(pending).await.map_err(|_| AuditError::Unavailable)?;
         acknowledged.await.map_err(|_| AuditError::Unavailable)?
+    }
+
+    /// Queues the record of something that already happened and that nothing waits on (a model's
+    /// answer, after the exposure record that let the call go out was made durable): it joins
+    /// the writer's next group commit without the caller waiting for that flush. A failure is
+    /// logged and counted by the writer. Never for a record an action depends on: those go
+    /// through [`AuditLog::record`], which answers only once the record is durable.
+    pub fn record_unawaited(&self, event: AuditEvent) {
+        let (acknowledge, _unwatched) = oneshot::channel();
+        match self.queue.try_send(writer::Pending { event: Some(event), acknowledge }) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(pending)) => {
+                // A burst filled the queue: wait for room off the caller's path, in order after
+                // everything already queued.
+                let queue = self.queue.clone();
+                tokio::spawn(async move {
+                    if queue.send(pending).await.is_err() {
+                        tracing::error!("audit record lost: the audit writer has stopped");
+                    }
+                });
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                tracing::error!("audit record lost: the audit writer has stopped");
+            }
+        }
+    }
+
+    /// Waits until every record queued so far is durable (shutdown waits for this, so a record
+    /// queued with [`AuditLog::record_unawaited`] is not lost to a clean stop).
+    pub async fn flush(&self) -> Result<(), AuditError> {
+        let (acknowledge, acknowledged) = oneshot::channel();
+        let barrier = writer::Pending { event: None, acknowledge };
+        self.queue.send(barrier).await.map_err(|_| AuditError::Unavailable)?;
+        acknowledged.await.map_err(|_| AuditError::Unavailable)?.map(|_| ())
     }
 
     /// Records an event that cannot be refused (a policy file already changed on disk): a

@@ -254,3 +254,19 @@ async fn texts_are_digested_and_captured_only_where_enabled_and_expire_without_b
     assert_eq!(content::sweep(store.as_ref()).expect("sweep"), 2, "expired texts are removed");
     assert!(verdict(&store).is_ok(), "the chain does not depend on captured content");
 }
+
+/// A record queued without waiting is durable once a later flush (the shutdown's barrier) is
+/// acknowledged, in order, and the barrier adds no record of its own.
+#[tokio::test]
+async fn unawaited_records_are_durable_after_a_flush() {
+    let (store, log) = log_with(1).await;
+    let first = 1;
+    log.record_unawaited(AuditEvent::new(EventKind::LlmCall).decision("failure", "client_gone"));
+    log.flush().await.expect("flush");
+    log.flush().await.expect("a barrier alone");
+    let records = store.range(Table::Audit, b"", usize::MAX).expect("records");
+    assert_eq!(records.len(), 2, "two records, no barrier written");
+    let last: Record = serde_json::from_slice(&records[1].1).expect("json");
+    assert_eq!(last.seq, first + 1);
+    assert_eq!(last.event.reason.as_deref(), Some("client_gone"));
+}

@@ -14,9 +14,10 @@ use tokio::sync::{mpsc, oneshot};
 /// Most events in one batch.
 const MAX_BATCH: usize = 4096;
 
-/// An event waiting to be written, and who waits for it.
+/// An event waiting to be written (none: a barrier, acknowledged once everything queued before
+/// it is durable), and who waits for it.
 pub struct Pending {
-    pub event: AuditEvent,
+    pub event: Option<AuditEvent>,
     pub acknowledge: oneshot::Sender<Result<u64, AuditError>>,
 }
 
@@ -46,10 +47,14 @@ pub fn spawn(
             match write(store.as_ref(), &mut tail, &batch) {
                 Ok(first_seq) => {
                     healthy.store(true, Ordering::Relaxed);
-                    metrics.audit_records.inc_by(batch.len() as u64);
-                    for (offset, pending) in batch.into_iter().enumerate() {
-                        let _ = pending.acknowledge.send(Ok(first_seq + offset as u64));
+                    let mut seq = first_seq;
+                    for pending in batch {
+                        // A barrier gets the sequence number of the last record before it.
+                        let acknowledged = if pending.event.is_some() { seq } else { seq - 1 };
+                        seq += u64::from(pending.event.is_some());
+                        let _ = pending.acknowledge.send(Ok(acknowledged));
                     }
+                    metrics.audit_records.inc_by(seq - first_seq);
                 }
                 Err(error) => {
                     healthy.store(false, Ordering::Relaxed);
@@ -80,12 +85,17 @@ fn write(
     };
     let first = current.seq + 1;
     let mut records = Vec::with_capacity(batch.len());
-    for pending in batch {
-        let record = Record::seal(current.seq + 1, now(), current.hash.clone(), pending.event.clone());
+    for event in batch.iter().filter_map(|pending| pending.event.as_ref()) {
+        let record = Record::seal(current.seq + 1, now(), current.hash.clone(), event.clone());
         current = Tail { seq: record.seq, hash: record.hash.clone() };
         let bytes =
             serde_json::to_vec(&record).map_err(|error| crate::store::StoreError(error.to_string()))?;
         records.push((Record::key(record.seq).to_vec(), bytes));
+    }
+    if records.is_empty() {
+        // Only barriers: everything before them was made durable by an earlier batch.
+        *tail = Some(current);
+        return Ok(first);
     }
     store.put_batch(Table::Audit, &records)?;
     let head = serde_json::to_vec(&Head { seq: current.seq, hash: current.hash.clone() })

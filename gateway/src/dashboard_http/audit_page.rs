@@ -25,6 +25,10 @@ pub(super) async fn search(context: &Context<'_>) -> Response<ProxyBody> {
         Err(problem) => (None, Some(problem)),
     };
     let after = context.param("after").parse::<u64>().unwrap_or(0);
+    // Everything queued before this request (a model's answer) is in the search.
+    if context.gateway.audit.flush().await.is_err() {
+        return respond::store_unavailable("The audit log cannot be read right now.");
+    }
     let (rows, next) = match &filter {
         Some(filter) => match query::find(context.gateway.audit.store(), filter, after, PAGE) {
             Ok(page) => (page.records.iter().map(row).collect(), page.next),

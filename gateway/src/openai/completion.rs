@@ -110,11 +110,11 @@ pub async fn respond(
     let answer = match answer {
         Ok(answer) => answer,
         Err(error) => {
-            exchange.model_failed(&error, started).await;
+            exchange.model_failed(&error, started);
             return Err(ApiError::from_llm(&error));
         }
     };
-    exchange.model_answered(answer.usage, started).await;
+    exchange.model_answered(answer.usage, started);
     turns.spend(&exchange.identity.user, tokens(answer.usage));
     drop(guard);
     let ChatResponse { content, tool_calls, finish_reason, usage } = answer;

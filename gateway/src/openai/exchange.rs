@@ -45,7 +45,7 @@ pub struct Exchange {
 
 impl Exchange {
     /// Audits and counts a model call that answered.
-    pub async fn model_answered(&self, usage: Option<Usage>, started: Instant) {
+    pub fn model_answered(&self, usage: Option<Usage>, started: Instant) {
         let usage = usage.unwrap_or(Usage { input_tokens: 0, output_tokens: 0 });
         self.metrics.llm_calls.with_label_values(&[self.site.as_str(), "ok"]).inc();
         self.metrics.llm_tokens.with_label_values(&["input"]).inc_by(usage.input_tokens);
@@ -56,21 +56,23 @@ impl Exchange {
         event.latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
         event.input_tokens = Some(usage.input_tokens);
         event.output_tokens = Some(usage.output_tokens);
-        self.audit.record_or_log(event).await;
+        // The call already happened (its exposure record was durable before it went out): the
+        // answer does not wait for this record's flush, which joins the next group commit.
+        self.audit.record_unawaited(event);
     }
 
     /// Audits and counts a model call that failed (or whose client left: `client_gone`).
-    pub async fn model_failed_with(&self, reason: &str, started: Instant) {
+    pub fn model_failed_with(&self, reason: &str, started: Instant) {
         self.metrics.llm_calls.with_label_values(&[self.site.as_str(), reason]).inc();
         let mut event = self.event(EventKind::LlmCall).decision("failure", reason);
         event.model = Some(self.model.clone());
         event.latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
-        self.audit.record_or_log(event).await;
+        self.audit.record_unawaited(event);
     }
 
     /// Audits and counts a failed model call.
-    pub async fn model_failed(&self, error: &LlmError, started: Instant) {
-        self.model_failed_with(error.reason(), started).await;
+    pub fn model_failed(&self, error: &LlmError, started: Instant) {
+        self.model_failed_with(error.reason(), started);
     }
 
     /// Audits one tool-call decision.

@@ -30,7 +30,7 @@ pub async fn start(
     let model = match exchange.llm.stream(request).await {
         Ok(model) => model,
         Err(error) => {
-            exchange.model_failed(&error, started).await;
+            exchange.model_failed(&error, started);
             finished(0);
             return Err(ApiError::from_llm(&error));
         }
@@ -59,7 +59,7 @@ async fn relay(
 ) -> Result<Option<Usage>, ()> {
     let role = json!({"role": "assistant", "content": ""});
     if !client.send(&response::chunk(exchange, role, None)).await {
-        exchange.model_failed_with("client_gone", started).await;
+        exchange.model_failed_with("client_gone", started);
         return Err(());
     }
     let mut wrote_text = false;
@@ -71,13 +71,13 @@ async fn relay(
                 let chunk = response::chunk(exchange, json!({"content": delta}), None);
                 if !client.send(&chunk).await {
                     // Dropping the model's stream closes its connection: the model stops.
-                    exchange.model_failed_with("client_gone", started).await;
+                    exchange.model_failed_with("client_gone", started);
                     return Err(());
                 }
             }
             Ok(ChatEvent::ToolCalls(calls)) => held = calls,
             Ok(ChatEvent::Done { finish_reason, usage }) => {
-                exchange.model_answered(usage, started).await;
+                exchange.model_answered(usage, started);
                 let checked = calls::check(exchange, held).await;
                 finish(exchange, client, &checked, wrote_text, finish_reason.as_deref()).await;
                 if include_usage {
@@ -86,14 +86,14 @@ async fn relay(
                 return Ok(usage);
             }
             Err(error) => {
-                exchange.model_failed(&error, started).await;
+                exchange.model_failed(&error, started);
                 client.send(&ApiError::from_llm(&error).body()).await;
                 return Err(());
             }
         }
     }
     // `next` always ends with `Done` or an error; a stream that just stops is a broken one.
-    exchange.model_failed_with("llm_interrupted", started).await;
+    exchange.model_failed_with("llm_interrupted", started);
     client
         .send(
             &ApiError::new(StatusCode::BAD_GATEWAY, "llm_interrupted", "the model stopped answering").body(),

@@ -60,6 +60,8 @@ pub async fn records(
     let limit = parameter("limit")
         .map(|value| value.parse::<usize>().map_err(|_| ProxyError::BadRequest))
         .transpose()?;
+    // Read your writes: what was queued before this request (a model's answer) is in the page.
+    audit.flush().await.map_err(|_| ProxyError::AuditUnavailable)?;
     let store_page = {
         let store = audit.store();
         query::find(store, &filter, after.unwrap_or(0), limit.unwrap_or(100))
