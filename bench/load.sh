@@ -9,6 +9,8 @@
 # Measures (docs/design.md §10):
 #   * non-HTML pass-through (small JSON)        gateway vs nginx proxy_pass   target >= 1.0x req/s
 #   * 20 KB HTML page with script injection     gateway vs nginx sub_filter   target >= 0.8x req/s
+#   * the same page compressed on both sides (wrk sends Accept-Encoding: gzip): the gateway
+#     compressing in the stream vs nginx sub_filter + gzip on, same gzip level    no target yet
 #   * a 50 MB page streamed through the gateway: first byte before the upstream finishes,
 #     peak RSS < 64 MB
 #   * authenticated: the same JSON and HTML routes through a gateway with single sign-on
@@ -23,6 +25,8 @@
 #   CONNECTIONS    wrk connections (default 64)
 #   THREADS        wrk threads (default 2)
 #   BIG_RATE       nginx limit_rate for the 50 MB page (default 20m = 20 MiB/s, about 2.5 s)
+#   GZIP_LEVEL     gzip level of both sides in the compressed row: nginx gzip_comp_level and the
+#                  gateway's compression.gzip_level (default 4, the gateway's default)
 #   ROUNDS         rounds of the four wrk runs, nginx and gateway alternating; the table shows
 #                  medians (default 1)
 #   KEEP=1         keep the temp dir (configs, fixtures, logs) and print its path
@@ -44,6 +48,7 @@ WARMUP="${WARMUP:-2s}"
 CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-2}"
 BIG_RATE="${BIG_RATE:-20m}"
+GZIP_LEVEL="${GZIP_LEVEL:-4}"
 AUTH="${AUTH:-1}"
 AUTH_STORES="${AUTH_STORES:-memory dir}"
 AUTH_HOST="bench.localhost"
@@ -90,6 +95,7 @@ chmod 755 "$TMP"
 UP_PORT="$(free_port)"
 PROXY_PORT="$(free_port)"
 SUB_PORT="$(free_port)"
+GZIP_PORT="$(free_port)"
 declare -A AUTH_PORT AUTH_PID AUTH_COOKIE AUTH_SIGNIN
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do AUTH_PORT[$store]="$(free_port)"; done
@@ -146,6 +152,9 @@ path = "$TMP/store"
 
 [policy]
 file = "$TMP/policy.toml"
+
+[compression]
+gzip_level = $GZIP_LEVEL
 
 [sites.bench]
 host = "$HOST_HEADER"
@@ -205,6 +214,37 @@ check_target "gateway html" "$GW/page.html" text/html yes
 grep -q 'name="export_report"' "$TMP/check.body" || die "gateway html: the allowed tool is missing"
 grep -q 'delete_report' "$TMP/check.body" && die "gateway html: the denied tool was not removed"
 grep -q 'toolname="send_feedback"' "$TMP/check.body" || die "gateway html: the form rule did not apply"
+check_gzip_target() { # label url: gzip on the wire, decoding to the page with the script once; prints the wire size
+    local label="$1" url="$2" wire count
+    wire="$(curl -s -o "$TMP/check.gz" -D "$TMP/check.headers" -w '%{size_download}' --max-time 10 \
+        -H "Host: $HOST_HEADER" -H 'Accept: text/html' -H 'Accept-Encoding: gzip' "$url")" \
+        || die "$label: request failed ($url)"
+    grep -qi '^content-encoding: *gzip' "$TMP/check.headers" || die "$label: the page is not gzip on the wire"
+    count="$(gzip -dc <"$TMP/check.gz" | grep -o '/\.toolgate/runtime\.' | wc -l || true)"
+    [[ "$count" == 1 ]] || die "$label: injected script found $count times in the decoded page, want 1"
+    echo "$wire"
+}
+GZIP_WIRE_NGINX="$(check_gzip_target "nginx sub_filter+gzip html" "http://127.0.0.1:$GZIP_PORT/page.html")" || exit 1
+GZIP_WIRE_GW="$(check_gzip_target "gateway html, gzip" "$GW/page.html")" || exit 1
+
+# --- 4a. the runtime script on the wire: its size in each content coding (issue 19: br <= 45 KB)
+RUNTIME_BR_BUDGET=45000
+runtime_wire_sizes() { # base_url host path: prints the body bytes for identity, gzip and br
+    local base="$1" host="$2" path="$3" coding answer sizes=()
+    for coding in identity gzip br; do
+        answer="$(curl -sf -o /dev/null --max-time 10 -H "Host: $host" -H "Accept-Encoding: $coding" \
+            -w '%{size_download} %header{content-encoding}' "$base$path")" \
+            || die "runtime script ($coding): request failed ($base$path)"
+        [[ "${answer#* }" == "$coding" || ("$coding" == identity && "${answer#* }" == "") ]] \
+            || die "runtime script: asked for $coding, got Content-Encoding '${answer#* }'"
+        sizes+=("${answer%% *}")
+    done
+    echo "${sizes[*]}"
+}
+RUNTIME_PATH="$(grep -o '/\.toolgate/runtime\.[0-9a-f]*\.js' "$TMP/check.body" | head -1)" \
+    || die "gateway html: no runtime script path in the page"
+runtime_sizes="$(runtime_wire_sizes "$GW" "$HOST_HEADER" "$RUNTIME_PATH")" || exit 1
+read -r RUNTIME_IDENTITY RUNTIME_GZIP RUNTIME_BR <<<"$runtime_sizes"
 
 # --- 4b. authenticated gateway(s): OIDC provider fixture, sign in once with curl ------------
 if [[ "$AUTH" == 1 ]]; then
@@ -263,10 +303,11 @@ echo
 echo "Toolgate vs nginx load benchmark  ($(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
 echo "  gateway:  $TOOLGATE_BIN (RUST_LOG=warn, log_format=json)"
 echo "  nginx:    $(nginx -v 2>&1 | sed 's/^nginx version: //'), worker_processes auto, access_log off"
-echo "  upstream: nginx static on 127.0.0.1:$UP_PORT (separate process); proxies: nginx on :$PROXY_PORT/:$SUB_PORT, gateway on $GW_ADDR"
+echo "  upstream: nginx static on 127.0.0.1:$UP_PORT (separate process); proxies: nginx on :$PROXY_PORT/:$SUB_PORT/:$GZIP_PORT, gateway on $GW_ADDR"
 echo "  wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (warm-up $WARMUP each); everything shares the same CPUs"
 awk -v l="${load_before%% *}" -v c="$(nproc)" 'BEGIN { if (l > 0.5) printf "  WARNING: load average %.2f before the run: other processes compete for the %d CPUs; expect noise\n", l, c }'
 echo "  fixtures: JSON ${JSON_BYTES} B, HTML page ${PAGE_BYTES} B, big page ${BIG_FILE_BYTES} B (limit_rate $BIG_RATE)"
+echo "  compressed row: gzip level $GZIP_LEVEL on both sides; the page on the wire: nginx ${GZIP_WIRE_NGINX} B, gateway ${GZIP_WIRE_GW} B"
 if [[ "$AUTH" == 1 ]]; then
     echo "  authenticated: OIDC provider $ISSUER (gateway/tests/oidc, idle during the runs); per store a"
     echo "  gateway with [sso] on 127.0.0.1:PORT, Host $AUTH_HOST, wrk sends the session cookie"
@@ -327,11 +368,12 @@ awk -v ut="$up_ttfb" -v utot="$up_total" -v usz="$up_size" -v t="$gw_ttfb" -v to
 
 # --- 5. wrk runs ----------------------------------------------------------------------------
 declare -A RPS P50 P99 ERRS CPU
-run_wrk() { # key round url accept pid [host] [cookie]
-    local key="$1" round="$2" url="$3" accept="$4" pid="$5" host="${6:-$HOST_HEADER}" cookie="${7:-}"
+run_wrk() { # key round url accept pid [host] [cookie] [accept-encoding]
+    local key="$1" round="$2" url="$3" accept="$4" pid="$5" host="${6:-$HOST_HEADER}" cookie="${7:-}" encoding="${8:-}"
     local out="$TMP/wrk-$1-$2.txt" c0 c1 reqs non2xx sock headers
     headers=(-H "Host: $host" -H "Accept: $accept")
     [[ -n "$cookie" ]] && headers+=(-H "Cookie: $cookie")
+    [[ -n "$encoding" ]] && headers+=(-H "Accept-Encoding: $encoding")
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${headers[@]}" "$url" >/dev/null
     c0="$(tree_cpu_ticks "$pid")"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${headers[@]}" "$url" >"$out"
@@ -361,6 +403,8 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
     run_wrk html_nginx "$round" "http://127.0.0.1:$SUB_PORT/page.html" text/html "$PROXY_PID"
     run_wrk html_gw "$round" "$GW/page.html" text/html "$GW_PID"
+    run_wrk html_gz_nginx "$round" "http://127.0.0.1:$GZIP_PORT/page.html" text/html "$PROXY_PID" "$HOST_HEADER" "" gzip
+    run_wrk html_gz_gw "$round" "$GW/page.html" text/html "$GW_PID" "$HOST_HEADER" "" gzip
     if [[ "$AUTH" == 1 ]]; then
         for store in $AUTH_STORES; do
             run_wrk "html_auth_$store" "$round" "http://127.0.0.1:${AUTH_PORT[$store]}/page.html" text/html \
@@ -379,7 +423,7 @@ row() {
     printf '%-34s %12.0f %10.3f %10.3f %8d %12.1f\n' "$1" "$(median <<<"${RPS[$2]}")" "$(median <<<"${P50[$2]}")" \
         "$(median <<<"${P99[$2]}")" "${ERRS[$2]}" "$(median <<<"${CPU[$2]}")"
 }
-ratio_row() { # label gw nginx target
+ratio_row() { # label gw nginx target ("none": the ratio alone)
     local ratios="" i g n
     read -ra g <<<"${RPS[$2]}"
     read -ra n <<<"${RPS[$3]}"
@@ -387,7 +431,9 @@ ratio_row() { # label gw nginx target
     awk -v r="$(median <<<"$ratios")" -v all="$ratios" -v t="$4" -v l="$1" -v gp="$(median <<<"${P99[$2]}")" \
         -v np="$(median <<<"${P99[$3]}")" -v gc="$(median <<<"${CPU[$2]}")" -v nc="$(median <<<"${CPU[$3]}")" \
         -v rounds="$ROUNDS" 'BEGIN {
-        printf "  => %-29s %6.2fx req/s (target >= %.1fx)  %s   [p99 %.2fx, CPU/req %.2fx]\n", \
+        if (t == "none") printf "  => %-29s %6.2fx req/s (no target)          [p99 %.2fx, CPU/req %.2fx]\n", \
+            l, r, (np > 0) ? gp / np : 0, (nc > 0) ? gc / nc : 0
+        else printf "  => %-29s %6.2fx req/s (target >= %.1fx)  %s   [p99 %.2fx, CPU/req %.2fx]\n", \
             l, r, t, (r >= t) ? "PASS" : "BELOW", (np > 0) ? gp / np : 0, (nc > 0) ? gc / nc : 0
         if (rounds > 1) printf "     per-round ratios: %s\n", all
     }'
@@ -419,6 +465,9 @@ fi
 row "HTML  nginx sub_filter" html_nginx
 row "HTML  toolgate (inject)" html_gw
 ratio_row "HTML gateway/sub_filter" html_gw html_nginx 0.8
+row "HTML+gzip  nginx sub_filter+gzip" html_gz_nginx
+row "HTML+gzip  toolgate (gzip)" html_gz_gw
+ratio_row "HTML+gzip gateway/nginx" html_gz_gw html_gz_nginx none
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do row "HTML  toolgate SSO ($store store)" "html_auth_$store"; done
     for store in $AUTH_STORES; do auth_ratio_row "HTML SSO($store)/no-SSO" "html_auth_$store" html_gw html_nginx; done
@@ -427,6 +476,9 @@ echo
 echo "  errors = non-2xx responses + socket errors; CPU us/req = CPU time of the proxy process(es)"
 echo "  under test (not the upstream, not wrk) divided by requests; gateway RSS after load: $(awk -v k="$rss_after_kb" 'BEGIN { printf "%.1f MB", k / 1024 }')"
 echo "  nginx runs with access_log off; the gateway with RUST_LOG=warn (no per-request log lines)."
+awk -v i="$RUNTIME_IDENTITY" -v g="$RUNTIME_GZIP" -v b="$RUNTIME_BR" -v max="$RUNTIME_BR_BUDGET" 'BEGIN {
+    printf "  runtime script on the wire: identity %d B, gzip %d B, br %d B (br target <= %d B: %s)\n", \
+        i, g, b, max, (b <= max) ? "PASS" : "ABOVE" }'
 echo "  load average before: $load_before, after: $load_after"
 for key in "${!ERRS[@]}"; do
     [[ "${ERRS[$key]}" == 0 ]] || echo "  WARNING: $key had ${ERRS[$key]} errors (see wrk output; KEEP=1 keeps it)"

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Sourced by bench/load.sh (the proxy section), in its scope: writes the fixtures (a 20 KB page
 # with tools, a context and a form; a small JSON document; a 50 MB page) into $TMP/www and the
-# nginx configurations (the upstream; proxy_pass and sub_filter) into $TMP. Needs TMP, BIG_BYTES,
-# UP_PORT, PROXY_PORT, SUB_PORT and BIG_RATE; sets WWW, PAGE_BYTES, JSON_BYTES, BIG_FILE_BYTES.
+# nginx configurations (the upstream; proxy_pass, sub_filter, and sub_filter with gzip) into $TMP.
+# Needs TMP, BIG_BYTES, UP_PORT, PROXY_PORT, SUB_PORT, GZIP_PORT, GZIP_LEVEL and BIG_RATE; sets WWW,
+# PAGE_BYTES, JSON_BYTES, BIG_FILE_BYTES.
 
 # --- 2. fixtures ----------------------------------------------------------------------------
 WWW="$TMP/www"
@@ -161,6 +162,21 @@ $(nginx_temp_paths proxy)
     # (c) proxy_pass + sub_filter: the analogue of the gateway's script injection
     server {
         listen 127.0.0.1:$SUB_PORT;
+        location / {
+            $proxy_common
+            proxy_set_header Connection "";
+            proxy_set_header Accept-Encoding "";
+            sub_filter '<head>' '<head><script src="/.toolgate/runtime.js" defer></script>';
+            sub_filter_once on;
+        }
+    }
+    # (d) the same with gzip on the way out, at the gateway's gzip level (text/html is always in
+    # gzip_types; the gateway's compression.min_size is 1024 too)
+    server {
+        listen 127.0.0.1:$GZIP_PORT;
+        gzip on;
+        gzip_comp_level $GZIP_LEVEL;
+        gzip_min_length 1024;
         location / {
             $proxy_common
             proxy_set_header Connection "";

@@ -1,10 +1,11 @@
 //! The discovery runtime script that ships inside the binary.
 //!
-//! The script is written as parts (`injector/runtime/parts/*.js`, documented in
-//! `injector/runtime/README.md`) that share one function scope: they are concatenated here, in a
-//! fixed order, inside one strict-mode wrapper. The gateway serves the result under a
-//! content-hashed path (so it can be cached forever) and the page loads it with a Subresource
-//! Integrity hash (so a tampered copy never runs). Both are derived once, on first use.
+//! `build.rs` concatenates the parts (`injector/runtime/parts/*.js`, documented in
+//! `injector/runtime/README.md`) in a fixed order inside one strict-mode wrapper, minifies the
+//! result (comments and layout only) and precompresses it with brotli and gzip. This module holds
+//! those bytes and derives, once on first use, the content-hashed path (so the script can be cached
+//! forever) and the Subresource Integrity hash (so a tampered copy never runs). Both are taken over
+//! the identity bytes: a browser checks SRI after it has undone the content coding.
 
 use std::sync::OnceLock;
 
@@ -12,25 +13,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use sha2::{Digest, Sha256, Sha384};
 
-/// The embedded runtime script: the parts in their contract order (core first, start last)
-/// inside one function, so each part's top-level names are visible to the parts after it.
-const RUNTIME_SOURCE: &str = concat!(
-    "(function toolgateRuntime() {\n'use strict';\n",
-    include_str!("../runtime/parts/00-core.js"),
-    include_str!("../runtime/parts/10-schema.js"),
-    include_str!("../runtime/parts/20-voix.js"),
-    include_str!("../runtime/parts/30-webmcp.js"),
-    include_str!("../runtime/parts/35-native.js"),
-    include_str!("../runtime/parts/40-forms.js"),
-    include_str!("../runtime/parts/45-forms-execute.js"),
-    include_str!("../runtime/parts/50-ci4a.js"),
-    include_str!("../runtime/parts/60-agent.js"),
-    include_str!("../runtime/parts/65-panel-look.js"),
-    include_str!("../runtime/parts/68-submit-pointer.js"),
-    include_str!("../runtime/parts/70-panel.js"),
-    include_str!("../runtime/parts/90-start.js"),
-    "\n})();\n",
-);
+/// The minified runtime (the identity bytes), written by `build.rs`.
+const RUNTIME_MINIFIED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/runtime.min.js"));
+/// [`RUNTIME_MINIFIED`] compressed with brotli at build time.
+const RUNTIME_BROTLI: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/runtime.min.js.br"));
+/// [`RUNTIME_MINIFIED`] compressed with gzip at build time.
+const RUNTIME_GZIP: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/runtime.min.js.gz"));
 
 /// Every runtime URL lives under the gateway's reserved prefix.
 const RUNTIME_PATH_PREFIX: &str = "/.toolgate/runtime.";
@@ -39,39 +27,52 @@ const RUNTIME_PATH_PREFIX: &str = "/.toolgate/runtime.";
 /// apart, and short enough to keep the URL readable.
 const PATH_HASH_HEX_DIGITS: usize = 16;
 
-/// The runtime script as the gateway serves it.
+/// The runtime script as the gateway serves it: one representation in three content codings.
 #[derive(Debug)]
 pub struct RuntimeAsset {
     /// Path on every site host, e.g. `/.toolgate/runtime.0123456789abcdef.js`; the hex part is the
     /// start of the SHA-256 of [`RuntimeAsset::body`], so a new build gets a new URL.
     pub path: String,
-    /// Subresource Integrity value for the `<script integrity>` attribute: `sha384-<base64>`.
+    /// Subresource Integrity value for the `<script integrity>` attribute: `sha384-<base64>` of
+    /// [`RuntimeAsset::body`].
     pub integrity: String,
-    /// The script itself (`text/javascript; charset=utf-8`).
+    /// The minified script itself (`text/javascript; charset=utf-8`), for clients that accept
+    /// neither brotli nor gzip.
     pub body: &'static [u8],
+    /// [`RuntimeAsset::body`] compressed with brotli, to be sent with `Content-Encoding: br`.
+    pub brotli: &'static [u8],
+    /// [`RuntimeAsset::body`] compressed with gzip, to be sent with `Content-Encoding: gzip`.
+    pub gzip: &'static [u8],
 }
 
 /// Returns the embedded runtime, hashing it on the first call only.
 pub fn runtime_asset() -> &'static RuntimeAsset {
     static ASSET: OnceLock<RuntimeAsset> = OnceLock::new();
-    ASSET.get_or_init(|| RuntimeAsset::from_source(RUNTIME_SOURCE.as_bytes()))
+    ASSET.get_or_init(|| RuntimeAsset::new(RUNTIME_MINIFIED, RUNTIME_BROTLI, RUNTIME_GZIP))
 }
 
 impl RuntimeAsset {
-    fn from_source(body: &'static [u8]) -> Self {
+    fn new(body: &'static [u8], brotli: &'static [u8], gzip: &'static [u8]) -> Self {
         let path_digest = Sha256::digest(body);
         let mut path_hash = String::with_capacity(PATH_HASH_HEX_DIGITS);
         for byte in path_digest.iter().take(PATH_HASH_HEX_DIGITS / 2) {
             path_hash.push_str(&format!("{byte:02x}"));
         }
         let integrity = format!("sha384-{}", BASE64.encode(Sha384::digest(body)));
-        Self { path: format!("{RUNTIME_PATH_PREFIX}{path_hash}.js"), integrity, body }
+        Self { path: format!("{RUNTIME_PATH_PREFIX}{path_hash}.js"), integrity, body, brotli, gzip }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read as _;
+
+    /// The parts concatenated and wrapped, before minification: what developers edit.
+    const RUNTIME_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/runtime.js"));
+
+    /// Issue 19's budget for the runtime on the wire, with brotli.
+    const BROTLI_BUDGET_BYTES: usize = 45_000;
 
     #[test]
     fn path_is_reserved_and_content_hashed() {
@@ -100,7 +101,7 @@ mod tests {
     #[test]
     fn known_input_gives_known_path_and_integrity() {
         // Pins the derivation against independent values (sha256sum / openssl dgst -sha384).
-        let asset = RuntimeAsset::from_source(b"abc");
+        let asset = RuntimeAsset::new(b"abc", b"", b"");
         assert_eq!(asset.path, "/.toolgate/runtime.ba7816bf8f01cfea.js");
         assert_eq!(
             asset.integrity,
@@ -158,6 +159,78 @@ mod tests {
         assert!(source.contains("'/.toolgate/agent/session'"));
         assert!(source.contains("'/.toolgate/agent/catalog'"));
         assert!(!source.contains("http://") && !source.contains("https://"), "no absolute URLs");
+    }
+
+    #[test]
+    fn brotli_copy_decodes_to_exactly_the_served_bytes() {
+        let asset = runtime_asset();
+        let mut decoded = Vec::new();
+        brotli_decompressor::Decompressor::new(asset.brotli, 4096)
+            .read_to_end(&mut decoded)
+            .unwrap_or_else(|error| panic!("the brotli copy does not decode: {error}"));
+        assert!(
+            decoded == asset.body,
+            "brotli copy decodes to {} bytes, not the {} served",
+            decoded.len(),
+            asset.body.len()
+        );
+    }
+
+    #[test]
+    fn gzip_copy_decodes_to_exactly_the_served_bytes() {
+        let asset = runtime_asset();
+        let mut decoder = flate2::read::GzDecoder::new(asset.gzip);
+        let mut decoded = Vec::new();
+        decoder
+            .read_to_end(&mut decoded)
+            .unwrap_or_else(|error| panic!("the gzip copy does not decode: {error}"));
+        assert!(
+            decoded == asset.body,
+            "gzip copy decodes to {} bytes, not the {} served",
+            decoded.len(),
+            asset.body.len()
+        );
+        // One gzip member and nothing after it: a browser reads no further either.
+        let mut rest = Vec::new();
+        decoder.into_inner().read_to_end(&mut rest).unwrap_or_default();
+        assert!(rest.is_empty(), "{} bytes after the gzip member", rest.len());
+    }
+
+    #[test]
+    fn runtime_fits_the_wire_budget_with_brotli() {
+        let asset = runtime_asset();
+        assert!(
+            asset.brotli.len() <= BROTLI_BUDGET_BYTES,
+            "the runtime is {} bytes with brotli, over the {BROTLI_BUDGET_BYTES}-byte budget",
+            asset.brotli.len()
+        );
+        assert!(asset.gzip.len() < asset.body.len() && asset.brotli.len() < asset.gzip.len());
+    }
+
+    #[test]
+    fn served_bytes_are_the_minified_source_with_every_name_kept() {
+        let body =
+            std::str::from_utf8(runtime_asset().body).unwrap_or_else(|error| panic!("not UTF-8: {error}"));
+        assert!(
+            body.starts_with("(function toolgateRuntime(){\"use strict\";"),
+            "{}",
+            body.chars().take(80).collect::<String>()
+        );
+        assert!(body.trim_end().ends_with("})();"));
+        // Comments and layout went (the part headers are comments); the only lines left are
+        // inside template literals (the panel's stylesheet), which keep their text.
+        assert!(!body.contains("// 00-core.js"));
+        assert!(body.lines().count() * 20 < RUNTIME_SOURCE.lines().count(), "{} lines", body.lines().count());
+        assert!(
+            body.len() * 4 < RUNTIME_SOURCE.len() * 3,
+            "{} bytes from {}",
+            body.len(),
+            RUNTIME_SOURCE.len()
+        );
+        // Nothing was renamed (oxc prints, it does not mangle): names stay readable in a stack trace.
+        for name in ["function callTool(", "gatewayFetch=window.fetch.bind(window)", "__toolgate__"] {
+            assert!(body.contains(name), "{name} is missing from the served runtime");
+        }
     }
 
     #[test]

@@ -142,7 +142,7 @@ impl super::Checker<'_> {
         }
     }
 
-    fn count_or(
+    pub(super) fn count_or(
         &mut self,
         value: &Option<Spanned<i64>>,
         key: &str,

@@ -9,6 +9,7 @@
 pub mod secrets;
 
 mod agent;
+mod compression;
 mod dashboard;
 mod document;
 pub mod forms;
@@ -21,6 +22,7 @@ mod tls;
 mod values;
 
 pub use agent::AgentConfig;
+pub use compression::CompressionConfig;
 pub use dashboard::DashboardConfig;
 pub use llm::LlmConfig;
 pub use problem::{ConfigError, Problem};
@@ -68,6 +70,8 @@ pub struct Config {
     pub timeouts: Timeouts,
     /// Size limits.
     pub limits: Limits,
+    /// How rewritten pages are compressed for the browser.
+    pub compression: CompressionConfig,
     /// The internal sites, in id order.
     pub sites: Vec<Site>,
     /// The model server; `None`: the agent answers that no model is configured.
@@ -354,6 +358,7 @@ impl Checker<'_> {
         };
         let timeouts = self.timeouts(&raw.timeouts);
         let limits = self.limits(&raw.limits);
+        let compression = self.compression(&raw.compression);
         let sites = self.sites(&raw);
         if let Some(url) = &public_url {
             let gateway_host = url.host().unwrap_or_default().to_ascii_lowercase();
@@ -390,6 +395,7 @@ impl Checker<'_> {
             audit: audit?,
             timeouts: timeouts?,
             limits: limits?,
+            compression: compression?,
             sites,
             llm: llm?,
             agent: agent?,

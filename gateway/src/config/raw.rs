@@ -26,6 +26,8 @@ pub struct RawConfig {
     #[serde(default)]
     pub limits: RawLimits,
     #[serde(default)]
+    pub compression: RawCompression,
+    #[serde(default)]
     pub sites: BTreeMap<Spanned<String>, RawSite>,
     #[serde(default)]
     pub llm: Option<RawLlm>,
@@ -222,6 +224,18 @@ pub struct RawLimits {
     pub rewrite_memory: Option<Spanned<i64>>,
     pub max_connections: Option<Spanned<i64>>,
     pub max_connections_per_ip: Option<Spanned<i64>>,
+}
+
+/// `[compression]`: the codings rewritten pages may be compressed with, their levels, and the
+/// smallest page worth compressing.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCompression {
+    pub codings: Option<Vec<Spanned<String>>>,
+    pub brotli_level: Option<Spanned<i64>>,
+    pub zstd_level: Option<Spanned<i64>>,
+    pub gzip_level: Option<Spanned<i64>>,
+    pub min_size: Option<Spanned<i64>>,
 }
 
 /// `[sites.<id>]`: one internal web site behind the gateway.

@@ -1,21 +1,27 @@
 //! The HTML branch of the request path: decides whether a response is a document the filter
 //! must see (any status with a body, `text/html` or XHTML however the headers spell it), plans
-//! the Content-Security-Policy changes, fixes the headers of a rewritten response, and primes
-//! the rewriting body so a page that fails early gets a clear 502 instead of a broken stream.
+//! the Content-Security-Policy changes, fixes the headers of a rewritten response, primes the
+//! rewriting body so a page that fails early gets a clear 502 instead of a broken stream, and
+//! compresses the rewritten page for the browser when it may (`compression`, `encode`).
 //!
 //! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `metrics`,
 //! `outcomes`, `state`, `support`.
 
+pub mod compression;
 pub mod decode;
+pub mod encode;
 pub mod rewrite_body;
 pub mod visibility;
 
 use crate::config::Site;
+use crate::http::accept_encoding::ContentCoding;
 use crate::http::body::ProxyBody;
 use crate::http::content_type::{self, BodyKind};
 use crate::http::errors::ProxyError;
 use crate::outcomes::PageWatch;
-use crate::page::decode::{ContentCoding, Decoder};
+use crate::page::compression::Compression;
+use crate::page::decode::Decoder;
+use crate::page::encode::{CompressedBody, Encoder};
 use crate::page::rewrite_body::RewriteBody;
 use crate::state::Gateway;
 use base64::Engine as _;
@@ -90,19 +96,32 @@ pub struct PageUser {
     pub tools_on: bool,
 }
 
-/// Turns an upstream page response into the rewritten response streamed to the browser. A page
-/// that answers an agent's form submission is also read for the site's verdict (`answer`).
+/// Turns an upstream page response into the rewritten response streamed to the browser,
+/// compressed in `preferred` (the configured coding the browser prefers,
+/// `compression::preferred`) unless the page must not be. A page that answers an agent's form
+/// submission is also read for the site's verdict (`answer`).
 pub async fn rewrite(
     gateway: &Gateway,
     site: &Site,
     origin: PageOrigin<'_>,
     user: PageUser,
+    preferred: ContentCoding,
     response: Response<ProxyBody>,
     answer: Option<PageWatch>,
 ) -> Result<Response<ProxyBody>, ProxyError> {
     let (mut parts, upstream_body) = response.into_parts();
-    let coding = ContentCoding::from_header(parts.headers.get(header::CONTENT_ENCODING))
+    let decoder = Decoder::for_content_encoding(parts.headers.get(header::CONTENT_ENCODING))
         .ok_or(ProxyError::UpstreamEncoding)?;
+    // Decided on the upstream's own headers, before the rewrite changes them.
+    let config = &gateway.config.compression;
+    let mut compression = compression::choose(config, preferred, parts.status, &parts.headers);
+    let encoder = match compression {
+        Compression::Encode(coding) => Encoder::new(coding, config),
+        Compression::Never | Compression::Identity => None,
+    };
+    if encoder.is_none() && matches!(compression, Compression::Encode(_)) {
+        compression = Compression::Identity;
+    }
     if let BodyKind::Page { essence, charset } = content_type::body_kind(&parts.headers) {
         // The filter parses HTML. An XHTML page is served as HTML so the browser parses exactly
         // what was filtered: XML would make markup inside <style>, <script> or <title>, and
@@ -130,6 +149,7 @@ pub async fn rewrite(
         inject: !sandboxed,
     };
     fix_rewritten_headers(&mut parts.headers);
+    compression::set_headers(&mut parts.headers, compression);
     if !user.tools_on || sandboxed {
         switch_page_tools_off(&mut parts.headers);
     }
@@ -140,16 +160,14 @@ pub async fn rewrite(
     if let Some(watch) = &answer {
         rewriter = rewriter.with_answer_probe(watch.probe());
     }
-    let mut body = RewriteBody::new(
-        upstream_body,
-        Decoder::new(coding),
-        rewriter,
-        &gateway.metrics,
-        site.id.clone(),
-        answer,
-    );
+    let mut body =
+        RewriteBody::new(upstream_body, decoder, rewriter, &gateway.metrics, site.id.clone(), answer);
     body.prime().await?;
-    Ok(Response::from_parts(parts, body.boxed_unsync()))
+    let body = match encoder {
+        Some(encoder) => CompressedBody::new(body, encoder).boxed_unsync(),
+        None => body.boxed_unsync(),
+    };
+    Ok(Response::from_parts(parts, body))
 }
 
 /// Tells the inventory that this page of the site runs without the runtime, its tools off

@@ -5,6 +5,7 @@
 //! anyone else they are dropped and rebuilt from what the gateway itself saw.
 
 use crate::http::client::{ClientInfo, single_token};
+use crate::page::decode;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 
 /// Headers that describe one connection, never the message (RFC 9110 §7.6.1), plus the legacy
@@ -143,8 +144,11 @@ pub fn set_identity_headers(
     }
 }
 
-/// Restricts `Accept-Encoding` to what the rewriter can decode. Page navigations (which accept
-/// `text/html`) ask for `identity`, so the common case needs no decompression at all.
+/// Restricts `Accept-Encoding` to what the rewriter can decode (gzip, deflate, br, zstd), so any
+/// answer can still be filtered should it turn out to be a page; everything else passes through
+/// in whichever of them the upstream chose, which the browser asked for. Page navigations (which
+/// accept `text/html`) ask for `identity`: the gateway compresses the rewritten page itself
+/// (`page::compression`), and an upstream's compression would only cost a decoding first.
 pub fn restrict_accept_encoding(headers: &mut HeaderMap) {
     let navigation = headers
         .get(header::ACCEPT)
@@ -159,10 +163,7 @@ pub fn restrict_accept_encoding(headers: &mut HeaderMap) {
             .filter_map(|value| value.to_str().ok())
             .flat_map(|value| value.split(','))
             .map(str::trim)
-            .filter(|coding| {
-                let name = coding.split(';').next().unwrap_or_default().trim();
-                ["gzip", "br", "deflate", "identity"].iter().any(|ok| name.eq_ignore_ascii_case(ok))
-            })
+            .filter(|coding| decode::is_decodable(coding.split(';').next().unwrap_or_default().trim()))
             .collect();
         (!codings.is_empty()).then(|| codings.join(", "))
     };
@@ -328,11 +329,14 @@ mod tests {
         let mut navigation = map(&[("accept", "text/html,*/*"), ("accept-encoding", "gzip, br, zstd")]);
         restrict_accept_encoding(&mut navigation);
         assert_eq!(navigation["accept-encoding"], "identity");
-        let mut fetch = map(&[("accept", "application/json"), ("accept-encoding", "zstd, gzip;q=0.8, br")]);
+        let mut fetch = map(&[
+            ("accept", "application/json"),
+            ("accept-encoding", "zstd, compress, gzip;q=0.8, br, dcb, *"),
+        ]);
         restrict_accept_encoding(&mut fetch);
-        assert_eq!(fetch["accept-encoding"], "gzip;q=0.8, br");
-        let mut only_zstd = map(&[("accept-encoding", "zstd")]);
-        restrict_accept_encoding(&mut only_zstd);
-        assert_eq!(only_zstd["accept-encoding"], "identity");
+        assert_eq!(fetch["accept-encoding"], "zstd, gzip;q=0.8, br", "only what the gateway can decode");
+        let mut only_unknown = map(&[("accept-encoding", "compress, dcz")]);
+        restrict_accept_encoding(&mut only_unknown);
+        assert_eq!(only_unknown["accept-encoding"], "identity");
     }
 }

@@ -62,6 +62,8 @@ pub async fn forward(
     let page_path = request.uri().path().to_owned();
     let identity = signed_in.as_ref().map(|(identity, _)| identity);
     let method = request.method().clone();
+    // Read before the request goes upstream, which asks for its own codings.
+    let preferred = page::compression::preferred(&gateway.config.compression, request.headers());
     let upgrade = websocket::is_upgrade(&request)
         .then(|| request.headers().get(header::UPGRADE).cloned())
         .flatten()
@@ -119,8 +121,9 @@ pub async fn forward(
             let subject = agent::subject_of(identity);
             let (policy, tools_on) = visibility::for_page(gateway, site, &subject, &page_path);
             let user = PageUser { policy, tools_on };
-            let page = page::rewrite(gateway, site, origin, user, response, answer_watch).await.inspect_err(
-                |error| {
+            let page = page::rewrite(gateway, site, origin, user, preferred, response, answer_watch)
+                .await
+                .inspect_err(|error| {
                     if error.is_upstream() {
                         gateway
                             .metrics
@@ -128,8 +131,7 @@ pub async fn forward(
                             .with_label_values(&[site.id.as_str(), error.reason()])
                             .inc();
                     }
-                },
-            )?;
+                })?;
             Ok((page, Route::Page))
         }
         // The upstream answered a range request for a page with a range again.

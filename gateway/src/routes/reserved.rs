@@ -2,9 +2,11 @@
 //! answered by the gateway and never reach the upstream, and neither does any other spelling of
 //! them (`is_disguised_reserved`: refused with 400).
 //!
-//! For now: the discovery runtime script, content-hashed and cached immutably. The agent API,
+//! For now: the discovery runtime script, content-hashed and cached immutably, in the content
+//! coding the client prefers (brotli, gzip or identity, all made at build time). The agent API,
 //! login callback, logout and approvals arrive with their issues.
 
+use crate::http::accept_encoding::{self, ContentCoding};
 use crate::http::body::{self, ProxyBody};
 use crate::http::errors::ProxyError;
 use crate::http::percent_decode;
@@ -50,8 +52,16 @@ pub fn respond<B>(request: &Request<B>) -> Result<Response<ProxyBody>, ProxyErro
     if request.uri().path() != runtime.path {
         return Err(ProxyError::NotFound);
     }
+    // Smallest first: where the client weighs two codings alike, it gets the smaller body.
+    let coding = accept_encoding::negotiate(request.headers(), &[ContentCoding::Brotli, ContentCoding::Gzip]);
+    let bytes = match coding {
+        ContentCoding::Brotli => runtime.brotli,
+        ContentCoding::Gzip => runtime.gzip,
+        // zstd is not offered here (it is for pages compressed in the stream).
+        ContentCoding::Identity | ContentCoding::Zstd => runtime.body,
+    };
     let mut response = match *request.method() {
-        Method::GET => Response::new(body::full(runtime.body)),
+        Method::GET => Response::new(body::full(bytes)),
         Method::HEAD => Response::new(body::empty()),
         _ => {
             let mut response = Response::new(body::empty());
@@ -62,7 +72,13 @@ pub fn respond<B>(request: &Request<B>) -> Result<Response<ProxyBody>, ProxyErro
     };
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/javascript; charset=utf-8"));
-    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(runtime.body.len()));
+    if let Some(encoding) = coding.content_encoding() {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    // Every answer says it depends on `Accept-Encoding`, the identity one too, so a shared cache
+    // never hands brotli to a client that did not ask for it (or identity to every client).
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     // The URL carries the content hash, so the file at it can never change.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));

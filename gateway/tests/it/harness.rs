@@ -174,12 +174,23 @@ fn policy_table(policy: &str) -> (tempfile::TempDir, String) {
 pub struct Answer {
     pub status: http::StatusCode,
     pub headers: HeaderMap,
+    /// The body as it crossed the wire, still in its `Content-Encoding` (`decoded` and `text`
+    /// read it as a browser does).
     pub body: Bytes,
 }
 
 impl Answer {
+    /// The body as a browser hands it to the page: decoded from its `Content-Encoding`.
+    pub fn decoded(&self) -> Vec<u8> {
+        match self.header("content-encoding") {
+            None => self.body.to_vec(),
+            Some(coding) => decode_whole(coding, &self.body),
+        }
+    }
+
+    /// The decoded body as text.
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
+        String::from_utf8_lossy(&self.decoded()).into_owned()
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -193,6 +204,24 @@ pub async fn send(address: SocketAddr, request: Request<Full<Bytes>>) -> Answer 
     let (parts, body) = response.into_parts();
     let body = body.collect().await.expect("body completes").to_bytes();
     Answer { status: parts.status, headers: parts.headers, body }
+}
+
+/// Decodes a whole body in `coding` with a decoder independent of the gateway's; a stream that
+/// does not decode fails the test.
+pub fn decode_whole(coding: &str, wire: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut decoded = Vec::new();
+    let result = match coding {
+        "gzip" => flate2::read::GzDecoder::new(wire).read_to_end(&mut decoded),
+        "deflate" => flate2::read::ZlibDecoder::new(wire).read_to_end(&mut decoded),
+        "br" => brotli_decompressor::Decompressor::new(wire, 4096).read_to_end(&mut decoded),
+        "zstd" => {
+            zstd::stream::read::Decoder::new(wire).and_then(|mut decoder| decoder.read_to_end(&mut decoded))
+        }
+        other => panic!("the test client cannot decode `{other}`"),
+    };
+    result.unwrap_or_else(|error| panic!("a {coding} body that does not decode: {error}"));
+    decoded
 }
 
 /// Sends one request over a fresh HTTP/1.1 connection; the body is left to the caller.
@@ -209,12 +238,17 @@ pub fn get(host: &str, path: &str) -> Request<Full<Bytes>> {
     Request::get(path).header("host", host).body(Full::new(Bytes::new())).expect("request")
 }
 
-/// A page navigation, as a browser sends it.
+/// A page navigation, as Chromium sends it (it accepts gzip, deflate, br and zstd).
 pub fn navigate(host: &str, path: &str) -> Request<Full<Bytes>> {
+    navigate_accepting(host, path, "gzip, deflate, br, zstd")
+}
+
+/// A page navigation from a browser whose `Accept-Encoding` is `accept_encoding`.
+pub fn navigate_accepting(host: &str, path: &str, accept_encoding: &str) -> Request<Full<Bytes>> {
     Request::get(path)
         .header("host", host)
         .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
-        .header("accept-encoding", "gzip, deflate, br, zstd")
+        .header("accept-encoding", accept_encoding)
         .body(Full::new(Bytes::new()))
         .expect("request")
 }
@@ -223,6 +257,14 @@ pub fn navigate(host: &str, path: &str) -> Request<Full<Bytes>> {
 pub fn runtime_tag_prefix() -> String {
     let runtime = injector::runtime_asset();
     format!("<script src=\"{}\" integrity=\"{}\" nonce=\"", runtime.path, runtime.integrity)
+}
+
+/// The Subresource Integrity value of `bytes` as a browser computes it, independently of the
+/// injector's own derivation.
+pub fn sri_sha384(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    format!("sha384-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes)))
 }
 
 /// The nonce on the injected runtime tag of a page.

@@ -13,6 +13,7 @@ mod backup;
 mod browser;
 mod check_site;
 mod cli;
+mod compression;
 mod csp;
 mod dashboard;
 mod demo;

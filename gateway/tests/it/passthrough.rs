@@ -141,7 +141,7 @@ async fn reserved_paths_never_reach_the_upstream() {
     assert_eq!(answer.body, runtime.body);
     assert_eq!(answer.header("cache-control"), Some("public, max-age=31536000, immutable"));
     assert!(answer.header("content-type").is_some_and(|t| t.starts_with("text/javascript")));
-    assert_eq!(sri_sha384(&answer.body), runtime.integrity, "SRI must match the served bytes");
+    assert_eq!(harness::sri_sha384(&answer.body), runtime.integrity, "SRI must match the served bytes");
 
     let answer = send(gateway.address, get("app.test", "/.toolgate/anything-else")).await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
@@ -171,12 +171,6 @@ async fn admin_listener_reports_health_readiness_and_metrics() {
 
 pub async fn metrics_text(admin: std::net::SocketAddr) -> String {
     send(admin, get("admin", "/metrics")).await.text()
-}
-
-fn sri_sha384(bytes: &[u8]) -> String {
-    use base64::Engine as _;
-    use sha2::Digest as _;
-    format!("sha384-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes)))
 }
 
 async fn upstream_errors(admin: std::net::SocketAddr) -> u64 {

@@ -56,7 +56,9 @@ impl Provider {
             );
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
-        let issuer = tokio::time::timeout(Duration::from_secs(30), async {
+        // A readiness bound, not a timing assertion: Node starts slowly while the whole suite runs
+        // on two cores.
+        let issuer = tokio::time::timeout(Duration::from_secs(120), async {
             while let Some(line) = lines.next_line().await.expect("provider stdout") {
                 if let Some(issuer) = line.strip_prefix("oidc-provider listening on ") {
                     return issuer.to_owned();
@@ -65,7 +67,7 @@ impl Provider {
             panic!("oidc-provider exited before listening");
         })
         .await
-        .expect("oidc-provider starts within 30 s");
+        .expect("oidc-provider starts within 120 s");
         Self { issuer, child }
     }
 

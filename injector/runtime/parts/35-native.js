@@ -94,6 +94,12 @@ function syncNative() {
 // ---- tool forms -----------------------------------------------------------------------------------
 
 let nativeFormTools = []; // the native getTools() entries that belong to a <form toolname>
+// Whether nativeFormTools was asked for while the document was still being parsed. Chromium lists
+// what it has at a rendering update, which can come mid-parse: a form cut short (no fields yet,
+// half its options) has an entry that no longer describes it. Such a list is not used: catalogs
+// are only built once the document is parsed (90-start.js), where the runtime's own description
+// of the whole form stands in until a list asked for after parsing answers.
+let nativeFormsReadWhileParsing = false;
 let nativeRefreshing = false;
 let nativeRefreshAgain = false;
 
@@ -114,6 +120,9 @@ function connectToolForms() {
       });
     }
     refreshNativeForms();
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', refreshNativeForms, { once: true });
+    }
   }
   if (typeof DeclarativeForms !== 'undefined') {
     DeclarativeForms.observe(document, nativeDocumentContext ? refreshNativeForms : scheduleRescan);
@@ -140,11 +149,13 @@ function refreshNativeForms() {
     return;
   }
   nativeRefreshing = true;
+  const parsing = document.readyState === 'loading';
   Promise.resolve()
     .then(() => nativeDocumentContext.getTools())
     .then((tools) => {
       nativeFormTools = (Array.isArray(tools) ? tools : [])
         .filter((tool) => tool && !forwarded.has(tool.name) && toolForm(tool.name) !== null);
+      nativeFormsReadWhileParsing = parsing;
     }, (error) => warn('native WebMCP getTools() failed', String(error && error.message)))
     .then(() => {
       nativeRefreshing = false;
@@ -174,7 +185,7 @@ function formTools() {
     return forms.map((form) => describedFormTool(form, (args, { signal }) => DeclarativeForms.execute(form, args,
       { signal }))).filter(Boolean);
   }
-  const listed = new Map(nativeFormTools.map((tool) => [tool.name, tool]));
+  const listed = new Map(nativeFormsReadWhileParsing ? [] : nativeFormTools.map((tool) => [tool.name, tool]));
   return forms.filter((form) => toolForm(form.getAttribute('toolname')) === form).map((form) => {
     const name = form.getAttribute('toolname');
     const invoke = (args, { signal }) => nativeFormEntry(name, signal)

@@ -3,7 +3,7 @@
 //! wrapped or doubled, CI4A components) becomes the expected catalog; calls reach the page's
 //! handlers and bring back their results; invalid arguments, disabled and policy-denied tools are
 //! refused before the page runs anything; names a real Vue build binds reach the agent only as
-//! the gateway decides them.
+//! the gateway decides them; the script reaches the browser in the content coding it prefers.
 
 use crate::cdp::{Browser, Page};
 use crate::harness::{self, reply, upstream};
@@ -112,6 +112,7 @@ pub(super) fn plain() -> Value {
 }
 
 mod ci4a;
+mod delivery;
 mod frameworks;
 mod native;
 mod parity;

@@ -8,6 +8,10 @@
 
 use super::*;
 use crate::harness::Upstream;
+use bytes::Bytes;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
 
 const PARITY: &str = include_str!("../fixtures/runtime/parity.html");
 
@@ -30,9 +34,34 @@ struct Pizzeria {
 }
 
 async fn pizzeria() -> Pizzeria {
-    let app = upstream(|seen| match seen.uri.path() {
-        "/ordered" => {
+    pizzeria_serving(None).await
+}
+
+/// The fixture's site, sending the fixture at `/parity` in two parts: the first ends inside the
+/// first tool form, before its fields; the rest follows once `release` is notified.
+async fn pizzeria_pausing_in_a_form(release: Arc<Notify>) -> Pizzeria {
+    pizzeria_serving(Some(release)).await
+}
+
+async fn pizzeria_serving(release: Option<Arc<Notify>>) -> Pizzeria {
+    let app = upstream(move |seen| match (seen.uri.path(), &release) {
+        ("/ordered", _) => {
             reply("text/html; charset=utf-8", "<!doctype html><title>Ordered</title><p>Ordered</p>")
+        }
+        ("/parity", Some(release)) => {
+            let (head, rest) = PARITY.split_at(PARITY.find("<label>Stars").expect("the first form's field"));
+            let (sender, body) = harness::channel_body();
+            let release = Arc::clone(release);
+            tokio::spawn(async move {
+                if sender.send(Bytes::from_static(head.as_bytes())).await.is_ok() {
+                    release.notified().await;
+                    sender.send(Bytes::from_static(rest.as_bytes())).await.ok();
+                }
+            });
+            let mut response = http::Response::new(body);
+            let html = http::HeaderValue::from_static("text/html; charset=utf-8");
+            response.headers_mut().insert(http::header::CONTENT_TYPE, html);
+            response
         }
         _ => reply("text/html; charset=utf-8", PARITY),
     })
@@ -87,12 +116,35 @@ async fn three_ways(pizzeria: &Pizzeria) -> ThreeWays {
 }
 
 /// Waits until a `toolchange` handler of the page listed every tool, and returns that list: a
-/// page written for native WebMCP finds its tools this way, also through the gateway.
+/// page written for native WebMCP finds its tools this way, also through the gateway. Chromium
+/// announces forms as it registers them, at rendering updates that can come while the page is
+/// still being parsed, so one of its lists may hold the first forms only.
 async fn listed_on_toolchange(page: &Page) -> Value {
     until(
         page,
-        "parity.onChange.find((names) => names.includes('rate_pizza') && names.includes('set_style'))",
+        &format!("parity.onChange.find((names) => {}.every((name) => names.includes(name)))", json!(TOOLS)),
     )
+    .await
+}
+
+/// Through the gateway every list the page's `toolchange` handler got holds every tool: the
+/// runtime lists the tool forms from the first, and none goes missing later.
+async fn assert_every_toolchange_list_whole(page: &Page, label: &str) {
+    for list in page.eval("parity.onChange").await.as_array().into_iter().flatten() {
+        assert_eq!(*list, json!(TOOLS), "every getTools() on toolchange {label}");
+    }
+}
+
+/// The input schema of Chromium's own `getTools()` entry for `name` on `page` (through the
+/// gateway too: the runtime's polyfill only hides it), or `false` while it does not list it.
+/// Never awaits in another document than the fixture, so it may run while the fixture loads.
+async fn chromium_schema(page: &Page, name: &str) -> Value {
+    page.eval(&format!(
+        "location.pathname === '/parity' && \
+         Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext').get.call(document).getTools() \
+         .then((tools) => tools.find((tool) => tool.name === {name})?.inputSchema || false)",
+        name = json!(name)
+    ))
     .await
 }
 
@@ -178,6 +230,53 @@ async fn the_page_lists_its_tool_forms_when_the_document_is_parsed() {
             );
         }
         assert_eq!(listed_on_toolchange(page).await, json!(TOOLS), "getTools() on toolchange {label}");
+        if *label != NATIVE {
+            assert_every_toolchange_list_whole(page, label).await;
+        }
+    }
+    pizzeria.gateway.stop().await;
+}
+
+/// Chromium lists what it has at a rendering update, which can come while the page is still being
+/// parsed: here the rest of the page is held back until Chromium listed the first tool form
+/// without its fields. That entry is out of date once the form is parsed; through the gateway the
+/// page still lists every tool form, whole, when the document is parsed, and never sees one go
+/// missing on `toolchange`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_chromium_listed_half_parsed_is_listed_whole() {
+    let release = Arc::new(Notify::new());
+    let pizzeria = pizzeria_pausing_in_a_form(Arc::clone(&release)).await;
+    let browser = Browser::launch(&[NATIVE_WEBMCP]).await;
+    let port = pizzeria.gateway.address.port();
+    for (label, url) in [
+        (NATIVE, format!("http://{}/parity", pizzeria.app.address)),
+        (WRAPPED, format!("http://pizza.localhost:{port}/parity")),
+    ] {
+        let page = browser.page().await;
+        let half_listed = async {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let schema = chromium_schema(&page, "rate_pizza").await;
+                if schema != json!(false) || tokio::time::Instant::now() > deadline {
+                    release.notify_one();
+                    return schema;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        let ((), schema) = tokio::join!(page.goto(&url), half_listed);
+        assert_eq!(schema["properties"], json!({}), "Chromium's entry of the half-parsed form {label}");
+        if label != NATIVE {
+            assert_eq!(
+                until(&page, "parity.atLoaded").await,
+                json!(TOOLS),
+                "getTools() at DOMContentLoaded {label}"
+            );
+        }
+        assert_eq!(listed_on_toolchange(&page).await, json!(TOOLS), "getTools() on toolchange {label}");
+        if label != NATIVE {
+            assert_every_toolchange_list_whole(&page, label).await;
+        }
     }
     pizzeria.gateway.stop().await;
 }
