@@ -109,19 +109,19 @@ impl AuditLog {
     /// Records an event; returns its sequence number once it is durable.
     pub async fn record(&self, event: AuditEvent) -> Result<u64, AuditError> {
         let (acknowledge, acknowledged) = oneshot::channel();
-        let pending = writer::Pending { event: Some(event), acknowledge };
+        let pending = writer::Pending { event: Some(event), acknowledge: Some(acknowledge) };
         self.queue.send(pending).await.map_err(|_| AuditError::Unavailable)?;
         acknowledged.await.map_err(|_| AuditError::Unavailable)?
     }
 
     /// Queues the record of something that already happened and that nothing waits on (a model's
     /// answer, after the exposure record that let the call go out was made durable): it joins
-    /// the writer's next group commit without the caller waiting for that flush. A failure is
-    /// logged and counted by the writer. Never for a record an action depends on: those go
+    /// the writer's next group commit, the one of the next awaited record or, on a quiet gateway,
+    /// its own after 50 ms, without the caller waiting for that flush. A failure is logged and
+    /// counted by the writer. Never for a record an action depends on: those go
     /// through [`AuditLog::record`], which answers only once the record is durable.
     pub fn record_unawaited(&self, event: AuditEvent) {
-        let (acknowledge, _unwatched) = oneshot::channel();
-        match self.queue.try_send(writer::Pending { event: Some(event), acknowledge }) {
+        match self.queue.try_send(writer::Pending { event: Some(event), acknowledge: None }) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(pending)) => {
                 // A burst filled the queue: wait for room off the caller's path, in order after
@@ -143,7 +143,7 @@ impl AuditLog {
     /// queued with [`AuditLog::record_unawaited`] is not lost to a clean stop).
     pub async fn flush(&self) -> Result<(), AuditError> {
         let (acknowledge, acknowledged) = oneshot::channel();
-        let barrier = writer::Pending { event: None, acknowledge };
+        let barrier = writer::Pending { event: None, acknowledge: Some(acknowledge) };
         self.queue.send(barrier).await.map_err(|_| AuditError::Unavailable)?;
         acknowledged.await.map_err(|_| AuditError::Unavailable)?.map(|_| ())
     }

@@ -270,3 +270,16 @@ async fn unawaited_records_are_durable_after_a_flush() {
     assert_eq!(last.seq, first + 1);
     assert_eq!(last.event.reason.as_deref(), Some("client_gone"));
 }
+
+/// An unawaited record on a quiet gateway does not wait for company for ever: it is written on
+/// its own after the writer's linger.
+#[tokio::test]
+async fn an_unawaited_record_alone_is_written_after_the_linger() {
+    let (store, log) = log_with(1).await;
+    log.record_unawaited(AuditEvent::new(EventKind::LlmCall).decision("success", "ok"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while store.range(Table::Audit, b"", usize::MAX).expect("records").len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "the held record was never written");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

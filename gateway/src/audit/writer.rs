@@ -15,11 +15,17 @@ use tokio::sync::{mpsc, oneshot};
 const MAX_BATCH: usize = 4096;
 
 /// An event waiting to be written (none: a barrier, acknowledged once everything queued before
-/// it is durable), and who waits for it.
+/// it is durable), and who waits for it (nobody: an unawaited record, see `LINGER`).
 pub struct Pending {
     pub event: Option<AuditEvent>,
-    pub acknowledge: oneshot::Sender<Result<u64, AuditError>>,
+    pub acknowledge: Option<oneshot::Sender<Result<u64, AuditError>>>,
 }
+
+/// How long records nobody waits for (`AuditLog::record_unawaited`) may wait for a record
+/// somebody does, to share its flush: under steady traffic the next request's record carries
+/// them; on a quiet gateway they are flushed alone after this. It bounds what a crash can lose
+/// of such records.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The writer's view of the log's end.
 struct Tail {
@@ -35,42 +41,90 @@ pub fn spawn(
     metrics: crate::metrics::Metrics,
 ) -> std::io::Result<()> {
     std::thread::Builder::new().name("audit-writer".into()).spawn(move || {
+        // Only to wait for the queue with a deadline (`LINGER`) on this thread.
+        let clock = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+            Ok(clock) => clock,
+            Err(error) => {
+                tracing::error!(error = %error, "the audit writer cannot start its clock");
+                return;
+            }
+        };
         let mut tail: Option<Tail> = None;
-        while let Some(first) = queue.blocking_recv() {
-            let mut batch = vec![first];
+        let mut held: Vec<Pending> = Vec::new();
+        loop {
+            let next = if held.is_empty() {
+                queue.blocking_recv()
+            } else {
+                match clock.block_on(async { tokio::time::timeout(LINGER, queue.recv()).await }) {
+                    Ok(next) => next,
+                    // Nobody came to share a flush: the held records go alone.
+                    Err(_elapsed) => {
+                        commit(store.as_ref(), &mut tail, std::mem::take(&mut held), &healthy, &metrics);
+                        continue;
+                    }
+                }
+            };
+            let Some(first) = next else {
+                // Every handle is gone: what is held is written before the thread ends.
+                if !held.is_empty() {
+                    commit(store.as_ref(), &mut tail, held, &healthy, &metrics);
+                }
+                return;
+            };
+            let mut batch = std::mem::take(&mut held);
+            batch.push(first);
             while batch.len() < MAX_BATCH {
                 match queue.try_recv() {
                     Ok(pending) => batch.push(pending),
                     Err(_) => break,
                 }
             }
-            match write(store.as_ref(), &mut tail, &batch) {
-                Ok(first_seq) => {
-                    healthy.store(true, Ordering::Relaxed);
-                    let mut seq = first_seq;
-                    for pending in batch {
-                        // A barrier gets the sequence number of the last record before it.
-                        let acknowledged = if pending.event.is_some() { seq } else { seq - 1 };
-                        seq += u64::from(pending.event.is_some());
-                        let _ = pending.acknowledge.send(Ok(acknowledged));
-                    }
-                    metrics.audit_records.inc_by(seq - first_seq);
-                }
-                Err(error) => {
-                    healthy.store(false, Ordering::Relaxed);
-                    metrics.audit_write_failures.inc();
-                    // The in-memory tail is re-read from the store next time: nothing of a
-                    // failed batch counts as written.
-                    tail = None;
-                    tracing::error!(error = %error, records = batch.len(), "audit write failed; the actions waiting for it are refused");
-                    for pending in batch {
-                        let _ = pending.acknowledge.send(Err(AuditError::Unavailable));
-                    }
-                }
+            if batch.len() < MAX_BATCH && batch.iter().all(|pending| pending.acknowledge.is_none()) {
+                held = batch;
+                continue;
             }
+            commit(store.as_ref(), &mut tail, batch, &healthy, &metrics);
         }
     })?;
     Ok(())
+}
+
+/// Writes one batch and tells everyone waiting how it went.
+fn commit(
+    store: &dyn Store,
+    tail: &mut Option<Tail>,
+    batch: Vec<Pending>,
+    healthy: &AtomicBool,
+    metrics: &crate::metrics::Metrics,
+) {
+    match write(store, tail, &batch) {
+        Ok(first_seq) => {
+            healthy.store(true, Ordering::Relaxed);
+            let mut seq = first_seq;
+            for pending in batch {
+                // A barrier gets the sequence number of the last record before it.
+                let acknowledged = if pending.event.is_some() { seq } else { seq - 1 };
+                seq += u64::from(pending.event.is_some());
+                if let Some(acknowledge) = pending.acknowledge {
+                    let _ = acknowledge.send(Ok(acknowledged));
+                }
+            }
+            metrics.audit_records.inc_by(seq - first_seq);
+        }
+        Err(error) => {
+            healthy.store(false, Ordering::Relaxed);
+            metrics.audit_write_failures.inc();
+            // The in-memory tail is re-read from the store next time: nothing of a failed batch
+            // counts as written.
+            *tail = None;
+            tracing::error!(error = %error, records = batch.len(), "audit write failed; the actions waiting for it are refused");
+            for pending in batch {
+                if let Some(acknowledge) = pending.acknowledge {
+                    let _ = acknowledge.send(Err(AuditError::Unavailable));
+                }
+            }
+        }
+    }
 }
 
 /// Chains, stores and flushes one batch; returns the first sequence number used.
