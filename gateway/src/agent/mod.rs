@@ -11,12 +11,15 @@
 //! Layer 5 of the gateway (ARCHITECTURE.md, "Code map"): may import `approvals`, `audit`, `config`,
 //! `http`, `inventory`, `llm`, `metrics`, `outcomes`, `sso`, `state`, `store`, `support`.
 
+mod approval;
 mod approval_endpoints;
 mod arguments;
 mod catalog;
+mod context;
 mod conversation_endpoint;
 mod csrf;
 mod deciders;
+mod memory;
 mod outcome_endpoint;
 mod prompt;
 mod session;

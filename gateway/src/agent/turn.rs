@@ -6,89 +6,19 @@
 //! call waits, bounded, for a human; allowed → the page runs it and posts the result, which is
 //! redacted and capped before the model sees it. Every step is audited.
 
-use super::prompt::{self, ExposedTool, Prepared};
+use super::approval;
+use super::context::TurnContext;
+use super::prompt::{self, ExposedTool};
 use super::sse::{EventSender, TurnEvent};
-use crate::approvals::GatedForms;
-use crate::approvals::{self, ApprovalState, Approvals, Binding};
-use crate::audit::AuditLog;
+use crate::approvals;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::http::hex;
-use crate::llm::{ChatEvent, ChatRequest, LlmClient, Message, ToolCall};
-use crate::metrics::Metrics;
-use crate::outcomes::Outcomes;
-use crate::state::continuations::{Continuation, Continuations};
-use crate::state::conversations::{Conversation, Conversations};
-use crate::state::turns::{Owner, ToolOutcome};
-use policy::{PolicyView, ToolDecision};
-use std::sync::Arc;
+use crate::llm::{ChatEvent, ChatRequest, Message, ToolCall};
+use crate::state::continuations::Continuation;
+use crate::state::turns::ToolOutcome;
+use policy::ToolDecision;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-
-/// Everything a running turn needs, owned (it runs in its own task).
-pub struct TurnContext {
-    /// The turn's id.
-    pub id: String,
-    /// Whose turn it is.
-    pub owner: Owner,
-    /// The user's groups and email, for audit records.
-    pub actor: (Option<String>, Vec<String>),
-    /// The policy for this user on this site.
-    pub view: PolicyView,
-    /// The prompt and tools prepared for the model.
-    pub prepared: Prepared,
-    /// The model.
-    pub llm: LlmClient,
-    /// Approval records.
-    pub approvals: Arc<Approvals>,
-    /// Who else could decide a group approval (none without sign-in).
-    pub deciders: Option<super::deciders::Deciders>,
-    /// The form actions the proxy guards; an approval for a form tool adds its form.
-    pub gated_forms: Arc<GatedForms>,
-    /// What sites answered form submissions: a form tool's result comes from there.
-    pub outcomes: Arc<Outcomes>,
-    /// Where a turn whose page navigated away leaves its conversation for the next page.
-    pub continuations: Arc<Continuations>,
-    /// The conversation this turn goes on, and where it is kept for the next turn.
-    pub memory: Memory,
-    /// The audit log.
-    pub audit: Arc<AuditLog>,
-    /// Metrics.
-    pub metrics: Metrics,
-    /// Model rounds allowed.
-    pub max_rounds: u32,
-    /// How long a call may wait for a human.
-    pub approval_timeout: Duration,
-    /// How long the page may take to run a tool.
-    pub tool_timeout: Duration,
-    /// The request id of the `/turn` request.
-    pub request_id: String,
-}
-
-/// A turn's place in its conversation (`state::conversations`).
-pub struct Memory {
-    /// Where conversations are kept.
-    pub conversations: Arc<Conversations>,
-    /// The conversation's id.
-    pub id: String,
-    /// The conversation as it was kept before this turn (all of it, not only what is replayed).
-    pub earlier: Vec<Message>,
-    /// How many messages after the system prompt are the conversation's, replayed: what the
-    /// turn adds comes after them.
-    pub replayed: usize,
-    /// The conversation's turns, this one included.
-    pub turns: u32,
-}
-
-impl Memory {
-    /// Keeps the conversation with what this turn added to it (everything after the system
-    /// prompt and the replayed messages), and its placeholders.
-    fn keep(&self, owner: &str, messages: &[Message], scope: &policy::Placeholders) {
-        let added = messages.get(1 + self.replayed..).unwrap_or_default();
-        let messages = self.earlier.iter().chain(added).cloned().collect();
-        let conversation = Conversation { messages, scope: scope.clone(), turns: self.turns };
-        self.conversations.keep(owner, &self.id, conversation);
-    }
-}
 
 /// What the loop hands back so the caller can charge the user's token budget.
 pub struct TurnUsage {
@@ -286,9 +216,9 @@ async fn handle_call(
             return format!("error: denied by policy ({reason})").into();
         }
         ToolDecision::AskApproval { approver } => {
-            let why = approval_reason(&explained);
+            let why = approval::reason(&explained);
             record_call(turn, &exposed.catalog_name, "ask_approval", "policy", explanation).await;
-            match approve(turn, exposed, &call_id, &args, &canonical, (approver, &why), events).await {
+            match approval::ask(turn, exposed, &call_id, &args, &canonical, (approver, &why), events).await {
                 Ok(token) => Some(token),
                 Err(message) => return message.into(),
             }
@@ -396,105 +326,6 @@ async fn wait_for_call(
     }
 }
 
-/// Why the policy asks for approval, for the approver to read: the rule and the condition that
-/// asked (`rule big-expenses, when args.amount > 1000`), or the default that did.
-fn approval_reason(explanation: &policy::Explanation) -> String {
-    let asked =
-        explanation.matches.iter().find(|found| found.applied && found.effect == policy::Effect::Approve);
-    let reason = match (asked, &explanation.decided_by) {
-        (Some(found), _) => match &found.condition {
-            Some(check) => format!("rule {}, when {}", found.rule, check.source),
-            None => format!("rule {}", found.rule),
-        },
-        (None, policy::DecidedBy::ConsequentialHint { .. }) => {
-            "the tool says it is consequential, and the policy asks for approval of such tools".to_owned()
-        }
-        (None, policy::DecidedBy::SiteDefault { site, .. }) => format!("the default of site {site}"),
-        (None, policy::DecidedBy::Default { .. }) => "the policy's default".to_owned(),
-        (None, policy::DecidedBy::Rule { rule, .. }) => format!("rule {rule}"),
-        (None, _) => "the policy asks for approval".to_owned(),
-    };
-    super::cap(&reason, 1000)
-}
-
-/// Asks for approval and waits for it; the token on approval, else the model's error text.
-async fn approve(
-    turn: &TurnContext,
-    exposed: &ExposedTool,
-    call_id: &str,
-    args: &serde_json::Value,
-    canonical: &str,
-    (approver, reason): (policy::Approver, &str),
-    events: &EventSender,
-) -> Result<String, String> {
-    let now = crate::support::clock::unix_now();
-    let binding = Binding {
-        user: turn.owner.user.clone(),
-        session: turn.owner.session.clone(),
-        site: turn.owner.site.clone(),
-        tool: exposed.catalog_name.clone(),
-        args_digest: approvals::args_digest(canonical),
-        call_id: call_id.to_owned(),
-        expires_at: now + turn.approval_timeout.as_secs(),
-    };
-    let approver = match approver {
-        policy::Approver::User => approvals::Approver::User,
-        policy::Approver::Group(group) => approvals::Approver::Group(group.as_str().to_owned()),
-    };
-    let approver_label = match &approver {
-        approvals::Approver::User => "user".to_owned(),
-        approvals::Approver::Group(group) => group.clone(),
-    };
-    // A form tool's approval is bound to its form, and the proxy guards that form's action
-    // before the token leaves the gateway, so a marked submission cannot slip past unchecked.
-    let form = exposed.form.clone();
-    if let Some(target) = &form {
-        turn.gated_forms.register(&turn.owner.site, target, now);
-    }
-    let record = turn
-        .approvals
-        .request(binding, canonical.to_owned(), approver, reason, form, now)
-        .map_err(|_| "error: the approval could not be recorded".to_owned())?;
-    turn.metrics.approvals.with_label_values(&["requested"]).inc();
-    // Four eyes: when nobody else who may decide is signed in, the card says so at once.
-    let notice = match (&record.approver, &turn.deciders) {
-        (approvals::Approver::Group(group), Some(deciders)) => {
-            let requester = (turn.owner.user.as_str(), turn.actor.1.as_slice());
-            deciders.notice(group, requester, turn.approval_timeout).await
-        }
-        _ => None,
-    };
-    let required = TurnEvent::ApprovalRequired {
-        approval_id: record.id.clone(),
-        call_id: call_id.to_owned(),
-        tool: exposed.catalog_name.clone(),
-        args: args.clone(),
-        approver: approver_label,
-        notice,
-    };
-    if !events.send(&required).await {
-        return Err("error: the page was closed".into());
-    }
-    let deadline = tokio::time::Instant::now() + turn.approval_timeout;
-    // A user who leaves gives up the turn: it must not keep its slot until the approval expires.
-    let decided = tokio::select! {
-        decided = turn.approvals.wait(&record.id, deadline) => decided,
-        () = events.closed() => return Err("error: the page was closed".into()),
-    };
-    let (decision, outcome) = match decided {
-        Ok(record) if matches!(record.state, ApprovalState::Approved { .. }) => {
-            ("approved", Ok(turn.approvals.token(&record)))
-        }
-        Ok(record) if matches!(record.state, ApprovalState::Denied { .. }) => {
-            ("denied", Err("error: a human declined this call; do not retry it".to_owned()))
-        }
-        _ => ("expired", Err("error: no human approved this call in time".to_owned())),
-    };
-    turn.metrics.approvals.with_label_values(&[decision]).inc();
-    events.send(&TurnEvent::ApprovalResolved { approval_id: record.id, decision: decision.into() }).await;
-    outcome
-}
-
 async fn wait_for_result(
     results: &mut mpsc::Receiver<ToolOutcome>,
     call_id: &str,
@@ -571,37 +402,8 @@ fn integral_numbers(value: serde_json::Value) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{approval_reason, integral_numbers};
+    use super::integral_numbers;
     use serde_json::json;
-
-    /// The approver reads which rule, and which condition, asked for approval.
-    #[test]
-    fn the_approval_reason_names_the_rule_and_its_condition() {
-        let text = r#"
-groups = ["finance-approvers"]
-
-[[rule]]
-id = "expenses-staff"
-tools.allow = ["submit_expense"]
-
-[[rule]]
-id = "big-expenses"
-tools.approve_by = { tools = ["submit_expense"], group = "finance-approvers", when = "args.amount > 1000" }
-
-[[rule]]
-id = "tasks"
-tools.approve = ["delete_task"]
-"#;
-        let site = policy::SiteId::new("expenses");
-        let policy =
-            policy::Policy::parse(text, "test.toml", std::slice::from_ref(&site)).expect("test policy");
-        let subject = policy::Subject { user: policy::UserId::new("bob"), email: None, groups: Vec::new() };
-        let view = policy.view(&subject, &site);
-        let (_, big) = view.tool_call(&policy::ToolRef::named("submit_expense"), &json!({"amount": 5000}));
-        assert_eq!(approval_reason(&big), "rule big-expenses, when args.amount > 1000");
-        let (_, plain) = view.tool_call(&policy::ToolRef::named("delete_task"), &json!({"id": 3}));
-        assert_eq!(approval_reason(&plain), "rule tasks");
-    }
 
     #[test]
     fn whole_numbers_are_spelled_as_integers() {

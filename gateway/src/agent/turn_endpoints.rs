@@ -5,9 +5,11 @@
 //! turns, tokens per hour: 429 otherwise) and when a model is configured (503 otherwise).
 
 use super::catalog::ReportedTool;
+use super::context::TurnContext;
+use super::memory::Memory;
 use super::prompt::{self, PageContext};
 use super::sse::{self, TurnEvent, Withheld};
-use super::turn::{self, Memory, TurnContext};
+use super::turn;
 use super::{ApiError, Caller, csrf, json};
 use crate::audit::event::AuditEvent;
 use crate::config::Site;

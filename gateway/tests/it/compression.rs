@@ -5,8 +5,7 @@
 //! and Chromium renders pages compressed in each coding with the runtime running.
 
 use crate::harness::{
-    self, channel_body, decode_whole, gateway_with_policy, injected_nonce, navigate_accepting, reply, send,
-    upstream,
+    self, decode_whole, gateway_with_policy, injected_nonce, navigate_accepting, reply, send, upstream,
 };
 use bytes::Bytes;
 use http::StatusCode;
@@ -294,14 +293,7 @@ impl StreamDecoder {
 #[tokio::test]
 async fn a_compressed_page_streams_before_the_upstream_finishes() {
     for coding in ["gzip", "br", "zstd"] {
-        let (sender, body) = channel_body();
-        let body = std::sync::Mutex::new(Some(body));
-        let app = upstream(move |_| {
-            let mut response = http::Response::new(body.lock().expect("lock").take().expect("one request"));
-            response.headers_mut().insert("content-type", "text/html".parse().expect("type"));
-            response
-        })
-        .await;
+        let (sender, app) = harness::streaming_upstream("text/html").await;
         let gateway = harness::gateway(&[("app.test", app.address)], "").await;
         sender
             .send(Bytes::from_static(b"<html><head><title>big</title></head><body>\n"))

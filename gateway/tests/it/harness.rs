@@ -6,7 +6,7 @@ use gateway::app::shutdown::Shutdown;
 use gateway::app::{self, Running};
 use gateway::config::Config;
 use gateway::http::body::{self, BoxError, ProxyBody};
-use http::{HeaderMap, Request, Response};
+use http::{HeaderMap, HeaderValue, Request, Response};
 use http_body::{Body, Frame};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -104,6 +104,20 @@ impl Body for ChannelBody {
 pub fn channel_body() -> (mpsc::Sender<Bytes>, ProxyBody) {
     let (sender, receiver) = mpsc::channel(16);
     (sender, ChannelBody(receiver).boxed_unsync())
+}
+
+/// An upstream that answers its one request with a `content_type` body the test feeds through
+/// the returned sender, piece by piece.
+pub async fn streaming_upstream(content_type: &'static str) -> (mpsc::Sender<Bytes>, Upstream) {
+    let (sender, body) = channel_body();
+    let body = std::sync::Mutex::new(Some(body));
+    let app = upstream(move |_| {
+        let mut response = Response::new(body.lock().expect("lock").take().expect("one request"));
+        response.headers_mut().insert("content-type", HeaderValue::from_static(content_type));
+        response
+    })
+    .await;
+    (sender, app)
 }
 
 /// The configuration text for a gateway in front of `sites` (host, upstream), plus `extra`

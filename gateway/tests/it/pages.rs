@@ -3,8 +3,7 @@
 //! that cannot be rewritten are refused, never passed unrewritten.
 
 use crate::harness::{
-    self, channel_body, injected_nonce, navigate, navigate_accepting, reply, runtime_tag_prefix, send,
-    upstream,
+    self, injected_nonce, navigate, navigate_accepting, reply, runtime_tag_prefix, send, upstream,
 };
 use bytes::Bytes;
 use http::StatusCode;
@@ -319,14 +318,7 @@ async fn a_range_of_a_page_is_fetched_whole_and_filtered() {
 
 #[tokio::test]
 async fn large_page_streams_first_bytes_before_the_upstream_finishes() {
-    let (sender, body) = channel_body();
-    let body = std::sync::Mutex::new(Some(body));
-    let app = upstream(move |_| {
-        let mut response = http::Response::new(body.lock().expect("lock").take().expect("one request"));
-        response.headers_mut().insert("content-type", "text/html".parse().expect("type"));
-        response
-    })
-    .await;
+    let (sender, app) = harness::streaming_upstream("text/html").await;
     let gateway = harness::gateway(&[("app.test", app.address)], "").await;
     let feeder = tokio::spawn(async move {
         sender.send(Bytes::from_static(b"<html><head><title>big</title></head><body>")).await.expect("send");

@@ -1,7 +1,7 @@
 //! Non-HTML traffic passes byte-for-byte and streams; routing and upstream failures give the
 //! documented statuses.
 
-use crate::harness::{self, channel_body, get, reply, send, upstream};
+use crate::harness::{self, get, reply, send, upstream};
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
@@ -51,14 +51,7 @@ async fn request_bodies_reach_the_upstream_intact() {
 
 #[tokio::test]
 async fn streamed_bodies_arrive_before_the_upstream_finishes() {
-    let (sender, body) = channel_body();
-    let body = std::sync::Mutex::new(Some(body));
-    let app = upstream(move |_| {
-        let mut response = http::Response::new(body.lock().expect("lock").take().expect("one request"));
-        response.headers_mut().insert("content-type", "text/event-stream".parse().expect("type"));
-        response
-    })
-    .await;
+    let (sender, app) = harness::streaming_upstream("text/event-stream").await;
     let gateway = harness::gateway(&[("app.test", app.address)], "").await;
     let response = harness::open(gateway.address, get("app.test", "/events")).await;
     let mut body = response.into_body();

@@ -371,11 +371,8 @@ async function newConversation() {
     return;
   }
   try {
-    await gatewayFetch(CONVERSATION_URL + encodeURIComponent(id), {
+    await fetchJson(CONVERSATION_URL + encodeURIComponent(id), {
       method: 'DELETE',
-      credentials: 'same-origin',
-      cache: 'no-store',
-      redirect: 'error',
       headers: { 'X-Toolgate-CSRF': core.csrf || '' },
     });
   } catch (error) {
