@@ -33,6 +33,10 @@
 #   AUTH           1 (default): also run the authenticated gateway(s); 0: skip (no node needed)
 #   AUTH_STORES    store(s) for the authenticated gateways, "memory" and/or "dir" (default
 #                  "memory dir": one gateway process per store, all measured)
+#   PERF           wrk runs to profile with `perf record` while they are measured, by key
+#                  (json_gw, html_gw, html_gz_gw; space-separated); needs perf. Build with
+#                  `cargo build --profile profiling -p gateway --bin toolgate` for line tables.
+#   PERF_DIR       where the profiles go, <key>-<round>.data (default: ./perf)
 #
 # It is a benchmark, not a test: it exits 0 when a ratio is below target (it prints BELOW).
 # It exits non-zero only when it cannot run (missing tools, a server that does not start,
@@ -375,9 +379,20 @@ run_wrk() { # key round url accept pid [host] [cookie] [accept-encoding]
     [[ -n "$cookie" ]] && headers+=(-H "Cookie: $cookie")
     [[ -n "$encoding" ]] && headers+=(-H "Accept-Encoding: $encoding")
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${headers[@]}" "$url" >/dev/null
+    local perf_pid=""
+    if [[ " ${PERF:-} " == *" $key "* ]]; then
+        perf record -q -F 499 --call-graph dwarf,32768 -p "$pid" -o "$PERF_DIR/$key-$round.data" \
+            2>>"$PERF_DIR/perf.log" &
+        perf_pid=$!
+        sleep 0.2
+    fi
     c0="$(tree_cpu_ticks "$pid")"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${headers[@]}" "$url" >"$out"
     c1="$(tree_cpu_ticks "$pid")"
+    if [[ -n "$perf_pid" ]]; then
+        kill -INT "$perf_pid"
+        wait "$perf_pid" || true
+    fi
     RPS[$key]+="$(awk '/^Requests\/sec:/ { print $2 }' "$out") "
     P50[$key]+="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")") "
     P99[$key]+="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")") "
@@ -390,6 +405,12 @@ run_wrk() { # key round url accept pid [host] [cookie] [accept-encoding]
         'BEGIN { if (n > 0) printf "%.1f", d / hz * 1e6 / n; else print "nan" }') "
 }
 ROUNDS="${ROUNDS:-1}"
+if [[ -n "${PERF:-}" ]]; then
+    command -v perf >/dev/null || die "PERF is set but perf is missing (Debian: linux-perf)"
+    PERF_DIR="$(realpath -m "${PERF_DIR:-perf}")"
+    mkdir -p "$PERF_DIR"
+    note "profiling $PERF into $PERF_DIR (its CPU figures include perf's own cost)"
+fi
 echo
 note "wrk runs: $ROUNDS round(s), each target: warm-up $WARMUP, then $DURATION (nginx and gateway alternate)"
 for round in $(seq 1 "$ROUNDS"); do

@@ -6,6 +6,8 @@
 //!
 //! Layer 0 of the gateway (ARCHITECTURE.md, "Code map"): imports nothing from the crate.
 
+use std::sync::Arc;
+
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
     TextEncoder,
@@ -377,6 +379,25 @@ const STATUS_CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
 pub struct SiteRequestMetrics {
     requests: Vec<[IntCounter; 5]>,
     durations: Vec<Histogram>,
+    /// The page rewriter's counters of the site.
+    pub pages: Arc<PageCounters>,
+}
+
+/// The page rewriter's counters of one site, resolved once, so a rewritten page looks up no
+/// labels.
+pub struct PageCounters {
+    /// `toolgate_rewritten_bytes_total`.
+    pub rewritten_bytes: IntCounter,
+    /// `toolgate_rewrite_failures_total`, by `REWRITE_FAILURE_REASONS` in order.
+    pub failures: [IntCounter; 3],
+    /// `toolgate_page_filter_total{action="tool_removed"}`.
+    pub tools_removed: IntCounter,
+    /// `…{action="context_removed"}`.
+    pub contexts_removed: IntCounter,
+    /// `…{action="form_tooled"}`.
+    pub forms_tooled: IntCounter,
+    /// `…{action="leak_removed"}`.
+    pub leaks_removed: IntCounter,
 }
 
 impl SiteRequestMetrics {
@@ -439,6 +460,20 @@ impl Metrics {
                 .iter()
                 .map(|route| self.request_duration.with_label_values(&[site, route.label()]))
                 .collect(),
+            pages: Arc::new(self.page_counters(site)),
+        }
+    }
+
+    fn page_counters(&self, site: &str) -> PageCounters {
+        let filter = |action: &str| self.page_filter.with_label_values(&[site, action]);
+        PageCounters {
+            rewritten_bytes: self.rewritten_bytes.with_label_values(&[site]),
+            failures: REWRITE_FAILURE_REASONS
+                .map(|reason| self.rewrite_failures.with_label_values(&[site, reason])),
+            tools_removed: filter("tool_removed"),
+            contexts_removed: filter("context_removed"),
+            forms_tooled: filter("form_tooled"),
+            leaks_removed: filter("leak_removed"),
         }
     }
 }

@@ -41,8 +41,8 @@ pub fn event_stream() -> (tokio::sync::mpsc::Sender<Bytes>, http::Response<Proxy
     (sender, response)
 }
 
-/// A body whose chunks arrive through a channel.
-struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+/// A body whose chunks arrive through a channel; it ends when every sender is gone.
+pub struct ChannelBody(pub tokio::sync::mpsc::Receiver<Bytes>);
 
 impl Body for ChannelBody {
     type Data = Bytes;

@@ -160,8 +160,14 @@ pub async fn rewrite(
     if let Some(watch) = &answer {
         rewriter = rewriter.with_answer_probe(watch.probe());
     }
-    let mut body =
-        RewriteBody::new(upstream_body, decoder, rewriter, &gateway.metrics, site.id.clone(), answer);
+    let mut body = RewriteBody::new(
+        upstream_body,
+        decoder,
+        rewriter,
+        gateway.page_counters(site),
+        site.id.clone(),
+        answer,
+    );
     body.prime().await?;
     let body = match encoder {
         Some(encoder) => CompressedBody::new(body, encoder).boxed_unsync(),

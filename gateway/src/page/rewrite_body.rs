@@ -1,22 +1,28 @@
 //! The streaming body of a rewritten page: upstream chunks are decoded, pushed through the
 //! page rewriter and handed to the client as soon as the rewriter emits output.
 //!
-//! It never buffers the page: memory stays flat however large the page is. A failure before
+//! It never buffers the page: memory stays flat however large the page is. What the rewriter
+//! makes of the upstream frames that are ready together goes out as one body frame (up to
+//! `GATHER_LIMIT`): one write and one chunk header instead of one per upstream read, and
+//! nothing waits for an upstream that has not sent more yet. A failure before
 //! the first byte becomes a 502 page (see `prime`); after it, the stream is cut with an error
 //! so the browser sees a failed load. Unrewritten input never reaches the client.
 
 use crate::config::SiteId;
 use crate::http::body::{BoxError, ProxyBody};
 use crate::http::errors::ProxyError;
-use crate::metrics::{Metrics, REWRITE_FAILURE_REASONS};
+use crate::metrics::PageCounters;
 use crate::outcomes::PageWatch;
 use crate::page::decode::{DecodeError, Decoder};
 use bytes::Bytes;
 use http_body::{Body, Frame};
 use injector::{PageRewriter, PageSummary, RewriteError};
-use prometheus::IntCounter;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// The most rewritten output gathered into one body frame.
+const GATHER_LIMIT: usize = 64 * 1024;
 
 /// A page body being rewritten.
 pub struct RewriteBody {
@@ -27,30 +33,9 @@ pub struct RewriteBody {
     primed: Option<Bytes>,
     finished: bool,
     site: SiteId,
-    counters: Counters,
+    counters: Arc<PageCounters>,
     /// The agent's submission this page answers, settled when the page has streamed whole.
     answer: Option<PageWatch>,
-}
-
-/// Counters resolved once per response, so the hot loop never looks up labels.
-struct Counters {
-    rewritten_bytes: IntCounter,
-    memory_failures: IntCounter,
-    encoding_failures: IntCounter,
-    other_failures: IntCounter,
-    tools_removed: IntCounter,
-    contexts_removed: IntCounter,
-    forms_tooled: IntCounter,
-    leaks_removed: IntCounter,
-}
-
-impl Counters {
-    fn count(&self, summary: &PageSummary) {
-        self.tools_removed.inc_by(u64::from(summary.tools_removed));
-        self.contexts_removed.inc_by(u64::from(summary.contexts_removed));
-        self.forms_tooled.inc_by(u64::from(summary.forms_tooled));
-        self.leaks_removed.inc_by(u64::from(summary.leaks_removed));
-    }
 }
 
 /// Why a rewritten stream stopped early.
@@ -76,29 +61,15 @@ impl Failure {
 }
 
 impl RewriteBody {
-    /// Wraps an upstream page body.
+    /// Wraps an upstream page body; `counters` are the site's.
     pub fn new(
         upstream: ProxyBody,
         decoder: Decoder,
         rewriter: PageRewriter,
-        metrics: &Metrics,
+        counters: Arc<PageCounters>,
         site: SiteId,
         answer: Option<PageWatch>,
     ) -> Self {
-        let label = site.as_str();
-        let filter = |action: &str| metrics.page_filter.with_label_values(&[label, action]);
-        let counters = Counters {
-            rewritten_bytes: metrics.rewritten_bytes.with_label_values(&[label]),
-            memory_failures: metrics.rewrite_failures.with_label_values(&[label, REWRITE_FAILURE_REASONS[0]]),
-            encoding_failures: metrics
-                .rewrite_failures
-                .with_label_values(&[label, REWRITE_FAILURE_REASONS[1]]),
-            other_failures: metrics.rewrite_failures.with_label_values(&[label, REWRITE_FAILURE_REASONS[2]]),
-            tools_removed: filter("tool_removed"),
-            contexts_removed: filter("context_removed"),
-            forms_tooled: filter("form_tooled"),
-            leaks_removed: filter("leak_removed"),
-        };
         Self {
             upstream,
             decoder: Some(decoder),
@@ -123,66 +94,65 @@ impl RewriteBody {
         Ok(())
     }
 
-    /// The next non-empty piece of rewritten output, or the end.
+    /// The next non-empty piece of rewritten output: what the upstream frames ready now make
+    /// (at most about `GATHER_LIMIT`), or the end.
     fn poll_output(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, Failure>>> {
+        let mut output = Vec::new();
         loop {
-            if self.finished {
-                return Poll::Ready(None);
+            if self.finished || output.len() >= GATHER_LIMIT {
+                break;
             }
-            let result = match ready!(Pin::new(&mut self.upstream).poll_frame(cx)) {
-                Some(Ok(frame)) => match frame.into_data() {
-                    Ok(data) => self.process(&data),
+            let result = match Pin::new(&mut self.upstream).poll_frame(cx) {
+                Poll::Pending if output.is_empty() => return Poll::Pending,
+                Poll::Pending => break,
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => self.process(&data, &mut output),
                     // Trailers of the original body say nothing true about the rewritten one.
                     Err(_trailers) => continue,
                 },
-                Some(Err(error)) => Err(Failure::Upstream(error)),
-                None => {
+                Poll::Ready(Some(Err(error))) => Err(Failure::Upstream(error)),
+                Poll::Ready(None) => {
                     self.finished = true;
-                    self.finish()
+                    self.finish(&mut output)
                 }
             };
-            match result {
-                Ok(output) if output.is_empty() => continue,
-                Ok(output) => return Poll::Ready(Some(Ok(Bytes::from(output)))),
-                Err(failure) => {
-                    self.fail(&failure);
-                    return Poll::Ready(Some(Err(failure)));
-                }
+            if let Err(failure) = result {
+                // The stream is cut: output gathered before the failure goes nowhere.
+                self.fail(&failure);
+                return Poll::Ready(Some(Err(failure)));
             }
         }
+        if output.is_empty() { Poll::Ready(None) } else { Poll::Ready(Some(Ok(Bytes::from(output)))) }
     }
 
-    fn process(&mut self, chunk: &[u8]) -> Result<Vec<u8>, Failure> {
+    fn process(&mut self, chunk: &[u8], output: &mut Vec<u8>) -> Result<(), Failure> {
         let (Some(decoder), Some(rewriter)) = (self.decoder.as_mut(), self.rewriter.as_mut()) else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        let mut output = Vec::new();
         let counter = &self.counters.rewritten_bytes;
         let mut sink = |decoded: &[u8]| {
             counter.inc_by(decoded.len() as u64);
-            rewriter.write(decoded, &mut output)
+            rewriter.write(decoded, output)
         };
-        decoder.decode(chunk, &mut sink).map_err(Failure::from)?;
-        Ok(output)
+        decoder.decode(chunk, &mut sink).map_err(Failure::from)
     }
 
-    fn finish(&mut self) -> Result<Vec<u8>, Failure> {
+    fn finish(&mut self, output: &mut Vec<u8>) -> Result<(), Failure> {
         let (Some(decoder), Some(mut rewriter)) = (self.decoder.take(), self.rewriter.take()) else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        let mut output = Vec::new();
         let counter = &self.counters.rewritten_bytes;
         let mut sink = |decoded: &[u8]| {
             counter.inc_by(decoded.len() as u64);
-            rewriter.write(decoded, &mut output)
+            rewriter.write(decoded, output)
         };
         decoder.finish(&mut sink).map_err(Failure::from)?;
-        let summary = rewriter.end(&mut output).map_err(Failure::Rewrite)?;
-        self.counters.count(&summary);
+        let summary = rewriter.end(output).map_err(Failure::Rewrite)?;
+        count(&self.counters, &summary);
         if let Some(answer) = self.answer.take() {
             answer.finish();
         }
-        Ok(output)
+        Ok(())
     }
 
     fn fail(&mut self, failure: &Failure) {
@@ -191,13 +161,21 @@ impl RewriteBody {
         self.decoder = None;
         let reason = failure.as_proxy_error().reason();
         match failure {
-            Failure::Rewrite(RewriteError::MemoryLimitExceeded) => self.counters.memory_failures.inc(),
-            Failure::Rewrite(RewriteError::UnsupportedEncoding) => self.counters.encoding_failures.inc(),
-            Failure::Rewrite(_) => self.counters.other_failures.inc(),
+            // In the order of `metrics::REWRITE_FAILURE_REASONS`.
+            Failure::Rewrite(RewriteError::MemoryLimitExceeded) => self.counters.failures[0].inc(),
+            Failure::Rewrite(RewriteError::UnsupportedEncoding) => self.counters.failures[1].inc(),
+            Failure::Rewrite(_) => self.counters.failures[2].inc(),
             Failure::Upstream(_) | Failure::Decode => {}
         }
         tracing::warn!(site = %self.site, reason, "page stream stopped");
     }
+}
+
+fn count(counters: &PageCounters, summary: &PageSummary) {
+    counters.tools_removed.inc_by(u64::from(summary.tools_removed));
+    counters.contexts_removed.inc_by(u64::from(summary.contexts_removed));
+    counters.forms_tooled.inc_by(u64::from(summary.forms_tooled));
+    counters.leaks_removed.inc_by(u64::from(summary.leaks_removed));
 }
 
 impl From<DecodeError<RewriteError>> for Failure {
@@ -229,5 +207,59 @@ impl Body for RewriteBody {
 
     fn is_end_stream(&self) -> bool {
         self.finished && self.primed.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::body::ChannelBody;
+    use http_body_util::BodyExt;
+    use injector::PageSettings;
+    use tokio::sync::mpsc;
+
+    fn page_body(upstream: mpsc::Receiver<Bytes>) -> RewriteBody {
+        let settings = PageSettings {
+            script_src: "/.toolgate/runtime.js".to_owned(),
+            integrity: "sha384-x".to_owned(),
+            nonce: "bm9uY2U=".to_owned(),
+            script_url: "http://a.test/.toolgate/runtime.js".to_owned(),
+            declared_charset: Some("utf-8".to_owned()),
+            memory_limit: 1 << 20,
+            inject: true,
+        };
+        let counters = crate::metrics::Metrics::new().site_requests("a").pages;
+        RewriteBody::new(
+            ChannelBody(upstream).boxed_unsync(),
+            Decoder::for_content_encoding(None).expect("identity"),
+            PageRewriter::new(settings),
+            counters,
+            SiteId::new("a"),
+            None,
+        )
+    }
+
+    #[tokio::test]
+    async fn frames_ready_together_leave_as_one_and_nothing_waits_for_the_upstream() {
+        let (upstream, receiver) = mpsc::channel(8);
+        let mut body = page_body(receiver);
+        let text = |frame: Option<Result<Frame<Bytes>, BoxError>>| {
+            let data = frame.expect("a frame").expect("no error").into_data().expect("data");
+            String::from_utf8(data.to_vec()).expect("utf-8")
+        };
+        for piece in ["<html><head><title>t</title></head>", "<body><p>first part</p>", "<p>second part</p>"]
+        {
+            upstream.send(Bytes::from_static(piece.as_bytes())).await.expect("sent");
+        }
+        // Three upstream frames were ready: one body frame, sent while the upstream waits.
+        let first = text(body.frame().await);
+        assert!(first.contains("runtime.js") && first.contains("second part"), "{first}");
+        for piece in ["<p>after a pause</p>", "</body></html>"] {
+            upstream.send(Bytes::from_static(piece.as_bytes())).await.expect("sent");
+        }
+        drop(upstream);
+        let second = text(body.frame().await);
+        assert!(second.contains("after a pause") && second.ends_with("</html>"), "{second}");
+        assert!(body.frame().await.is_none(), "the page ended with its upstream");
     }
 }

@@ -65,7 +65,7 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
         // Every spelling, `_` for `-` included (some frameworks map one to the other).
         let spoofed: Vec<HeaderName> = headers
             .keys()
-            .filter(|name| FORWARDING.contains(&name.as_str().replace('_', "-").as_str()))
+            .filter(|name| FORWARDING.iter().any(|forwarding| reads_as(name.as_str(), forwarding)))
             .cloned()
             .collect();
         for name in spoofed {
@@ -76,6 +76,20 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
         insert(headers, "x-forwarded-host", host);
     }
 }
+
+/// Whether the header `name` (lower case, as `http` stores it) reads as `target` once `_` is
+/// taken for `-`, as CGI and WSGI frameworks take it. Allocation-free: it runs for every header
+/// of every request.
+fn reads_as(name: &str, target: &str) -> bool {
+    name.len() == target.len()
+        && name
+            .bytes()
+            .zip(target.bytes())
+            .all(|(byte, wanted)| byte == wanted || (byte == b'_' && wanted == b'-'))
+}
+
+/// The gateway's own header namespace.
+const NAMESPACE: &str = "x-toolgate-";
 
 /// Identity headers the gateway sets; clients may never send them, in any spelling.
 const IDENTITY_HEADERS: [&str; 4] =
@@ -94,10 +108,10 @@ pub fn strip_identity_headers(headers: &mut HeaderMap, others: &[String]) {
     let spoofed: Vec<HeaderName> = headers
         .keys()
         .filter(|name| {
-            let normalized = name.as_str().replace('_', "-");
-            IDENTITY_HEADERS.contains(&normalized.as_str())
-                || normalized.starts_with("x-toolgate-")
-                || others.contains(&normalized)
+            let name = name.as_str();
+            IDENTITY_HEADERS.iter().any(|identity| reads_as(name, identity))
+                || name.get(..NAMESPACE.len()).is_some_and(|prefix| reads_as(prefix, NAMESPACE))
+                || others.iter().any(|other| reads_as(name, other))
         })
         .cloned()
         .collect();
@@ -111,12 +125,12 @@ pub fn strip_identity_headers(headers: &mut HeaderMap, others: &[String]) {
 pub fn strip_underscore_lookalikes(headers: &mut HeaderMap) {
     let lookalikes: Vec<HeaderName> = headers
         .keys()
-        .filter(|name| name.as_str().contains('_'))
         .filter(|name| {
-            let normalized = name.as_str().replace('_', "-");
-            FRAMING.contains(&normalized.as_str())
-                || HOP_BY_HOP.iter().any(|hop| hop.as_str() == normalized)
-                || normalized == "upgrade"
+            let name = name.as_str();
+            name.contains('_')
+                && (FRAMING.iter().any(|framing| reads_as(name, framing))
+                    || HOP_BY_HOP.iter().any(|hop| reads_as(name, hop.as_str()))
+                    || reads_as(name, "upgrade"))
         })
         .cloned()
         .collect();

@@ -30,6 +30,13 @@ pub fn is_disguised_reserved(path: &str) -> bool {
     if is_reserved(path) {
         return false;
     }
+    // The common case, decided without allocating: plain ASCII with no escape cannot spell the
+    // namespace unless it contains its name (only non-ASCII letters lower-case into others).
+    let may_spell =
+        |path: &str| path.as_bytes().windows(8).any(|window| window.eq_ignore_ascii_case(b"toolgate"));
+    if path.is_ascii() && !path.contains('%') && !may_spell(path) {
+        return false;
+    }
     let decoded = percent_decode(path, 3);
     let lowered = decoded.replace('\\', "/").to_lowercase();
     let mut segments: Vec<&str> = Vec::new();

@@ -19,7 +19,7 @@ use crate::config::{Config, Site};
 use crate::http::errors::ProxyError;
 use crate::inventory::Inventory;
 use crate::llm::{LlmClient, LlmError};
-use crate::metrics::{Metrics, SiteLabels, SiteRequestMetrics};
+use crate::metrics::{Metrics, PageCounters, SiteLabels, SiteRequestMetrics};
 use crate::net::upstream::UpstreamClients;
 use crate::outcomes::Outcomes;
 use crate::policy_store::reload::PolicyHandle;
@@ -196,6 +196,15 @@ impl Gateway {
     /// The site for a host name (lower-case, without port).
     pub fn site(&self, host: &str) -> Option<&SiteEntry> {
         self.sites_by_host.get(host)
+    }
+
+    /// The page rewriter's counters of `site` (resolved when the site table was built).
+    pub fn page_counters(&self, site: &Site) -> Arc<PageCounters> {
+        match self.sites_by_host.get(&site.host) {
+            Some(entry) => Arc::clone(&entry.metrics.pages),
+            // A site of an older configuration, still answering after a reload.
+            None => self.metrics.site_requests(site.id.as_str()).pages,
+        }
     }
 
     /// Request metrics for requests whose host names no site.

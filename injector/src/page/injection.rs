@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use lol_html::html_content::ContentType;
-use lol_html::{element, end, send};
+use lol_html::{end, send};
 
 use super::attribute_text::escape;
+use super::selectors::{on_element, selector};
 
 /// The namespace of ordinary HTML elements; a `<head>` inside `<svg>` is not the document head.
 const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
@@ -39,8 +40,8 @@ pub(super) fn append_handlers(
     let markup: Arc<str> = Arc::from(script_tag);
     let placed = Arc::new(AtomicBool::new(false));
     settings
-        .append_element_content_handler(element!("head", prepend_once(&markup, &placed)))
-        .append_element_content_handler(element!("body", prepend_once(&markup, &placed)))
+        .append_element_content_handler(on_element(selector!("head"), prepend_once(&markup, &placed)))
+        .append_element_content_handler(on_element(selector!("body"), prepend_once(&markup, &placed)))
         .append_document_content_handler(end!({
             let markup = Arc::clone(&markup);
             let placed = Arc::clone(&placed);

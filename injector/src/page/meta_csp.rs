@@ -5,9 +5,10 @@
 //! ([`crate::allow_in_policy`]). Report-Only is not honoured in `<meta>` by browsers, so such
 //! elements are left alone. The attribute is only rewritten when the policy actually changes.
 
-use lol_html::{element, send};
+use lol_html::send;
 
 use super::attribute_text::{decode_character_references, escape_ampersands};
+use super::selectors::{on_element, selector};
 use crate::csp::allow_in_policy;
 
 /// Adds the handler that rewrites meta CSP elements for a script with `nonce` at `script_url`.
@@ -16,8 +17,8 @@ pub(super) fn append_handler(
     nonce: String,
     script_url: String,
 ) -> send::Settings<'static, 'static> {
-    settings.append_element_content_handler(element!(
-        "meta[http-equiv]",
+    settings.append_element_content_handler(on_element(
+        selector!("meta[http-equiv]"),
         move |element: &mut send::Element<'_, '_>| {
             let is_csp = element
                 .get_attribute("http-equiv")
@@ -36,6 +37,6 @@ pub(super) fn append_handler(
                 element.set_attribute("content", &escape_ampersands(&rewritten))?;
             }
             Ok(())
-        }
+        },
     ))
 }
