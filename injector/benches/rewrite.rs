@@ -98,6 +98,16 @@ fn form_rules() -> Vec<FormRuleSpec> {
     }]
 }
 
+/// A page at hand whole (`PageRewriter::rewrite_whole`), as the gateway rewrites a page its
+/// upstream sent in one go.
+fn rewrite_whole(page: &[u8], policy: &PagePolicy) -> usize {
+    let mut out = Vec::with_capacity(page.len() + 256);
+    match PageRewriter::filtered(settings(), policy.clone()).rewrite_whole(page, &mut out) {
+        Ok(_) => out.len(),
+        Err(_) => 0,
+    }
+}
+
 fn rewrite(page: &[u8], policy: Option<&PagePolicy>) -> usize {
     let mut rewriter = match policy {
         Some(policy) => PageRewriter::filtered(settings(), policy.clone()),
@@ -135,6 +145,12 @@ fn benchmarks(criterion: &mut Criterion) {
             assert!(rewrite(page, policy) >= page.len() / 2, "{name}/{mode} must rewrite successfully");
             group.bench_function(format!("{name}/{mode}"), |bencher| {
                 bencher.iter(|| rewrite(black_box(page), policy))
+            });
+        }
+        if let Some(filtered) = filtered.as_ref() {
+            assert!(rewrite_whole(page, filtered) >= page.len() / 2, "{name}/filtered_whole must rewrite");
+            group.bench_function(format!("{name}/filtered_whole"), |bencher| {
+                bencher.iter(|| rewrite_whole(black_box(page), filtered))
             });
         }
     }

@@ -87,6 +87,9 @@ pub struct PageRewriter {
     state: State,
     /// Reads the page as the answer to a form submission, when asked to.
     probe: Option<AnswerProbe>,
+    /// Whether the filter scans comments; only [`rewrite_whole`](Self::rewrite_whole), which
+    /// sees the page first, may know it needs not.
+    scan_comments: bool,
 }
 
 impl PageRewriter {
@@ -106,7 +109,7 @@ impl PageRewriter {
 
     fn start(settings: PageSettings, policy: Option<PagePolicy>) -> Self {
         let prefix = Vec::with_capacity(MAX_BOM_LENGTH);
-        Self { state: State::Sniffing { settings, policy, prefix }, probe: None }
+        Self { state: State::Sniffing { settings, policy, prefix }, probe: None, scan_comments: true }
     }
 
     /// Also reads the page as a site's answer to a form submission (title, forms, error
@@ -132,7 +135,8 @@ impl PageRewriter {
                 if charset::may_become_bom(prefix) {
                     return Ok(());
                 }
-                match Stage::start(settings, policy.as_ref(), self.probe.as_ref(), prefix) {
+                let scan_comments = self.scan_comments;
+                match Stage::start(settings, policy.as_ref(), self.probe.as_ref(), prefix, scan_comments) {
                     Ok(mut stage) => {
                         let result =
                             stage.write(prefix, out).and_then(|()| stage.write(&chunk[taken..], out));
@@ -149,6 +153,18 @@ impl PageRewriter {
         result
     }
 
+    /// Rewrites a whole document: the same output as [`write`](Self::write) of `page` then
+    /// [`end`](Self::end), for a page whose every byte is at hand. Seeing the page before
+    /// lol_html's handlers are built, it leaves out the comment scan when no comment of this
+    /// page can hold tool markup, so lol_html scans for tags instead of lexing everything.
+    pub fn rewrite_whole(mut self, page: &[u8], out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
+        if matches!(&self.state, State::Sniffing { prefix, .. } if prefix.is_empty()) {
+            self.scan_comments = leaks::comments::may_hide_markup(page);
+        }
+        self.write(page, out)?;
+        self.end(out)
+    }
+
     /// Ends the document; the remaining output is appended to `out`.
     pub fn end(self, out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         let stage = match self.state {
@@ -156,7 +172,13 @@ impl PageRewriter {
             State::Running(stage) => stage,
             State::Sniffing { settings, policy, prefix } => {
                 // A body shorter than a byte order mark: decide with what there is.
-                let mut stage = Stage::start(&settings, policy.as_ref(), self.probe.as_ref(), &prefix)?;
+                let mut stage = Stage::start(
+                    &settings,
+                    policy.as_ref(),
+                    self.probe.as_ref(),
+                    &prefix,
+                    self.scan_comments,
+                )?;
                 stage.write(&prefix, out)?;
                 stage
             }
@@ -213,6 +235,7 @@ impl Stage {
         policy: Option<&PagePolicy>,
         probe: Option<&AnswerProbe>,
         prefix: &[u8],
+        scan_comments: bool,
     ) -> Result<Self, RewriteError> {
         match charset::decide(prefix, settings.declared_charset.as_deref()) {
             // Passing through would pass unfiltered content: a filtering rewriter refuses.
@@ -223,7 +246,7 @@ impl Stage {
                 let state: SharedState = Arc::new(Mutex::new(PageState { filter, ..PageState::default() }));
                 let mut lol_settings = lol_settings(settings, encoding, follow_meta_charset);
                 if policy.is_some() {
-                    lol_settings = filter::append_handlers(lol_settings, &state);
+                    lol_settings = filter::append_handlers(lol_settings, &state, scan_comments);
                 }
                 if let Some(probe) = probe {
                     lol_settings = probe.append_handlers(lol_settings);

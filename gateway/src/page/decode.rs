@@ -93,6 +93,11 @@ impl Decoder {
         Some(Self { state })
     }
 
+    /// Whether the body is not encoded at all (its bytes are the page's).
+    pub fn is_identity(&self) -> bool {
+        matches!(self.state, State::Identity)
+    }
+
     /// Decodes `input`, handing decoded bytes to `sink` as they appear.
     pub fn decode<E>(
         &mut self,

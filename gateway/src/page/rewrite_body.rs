@@ -4,7 +4,10 @@
 //! It never buffers the page: memory stays flat however large the page is. What the rewriter
 //! makes of the upstream frames that are ready together goes out as one body frame (up to
 //! `GATHER_LIMIT`): one write and one chunk header instead of one per upstream read, and
-//! nothing waits for an upstream that has not sent more yet. A failure before
+//! nothing waits for an upstream that has not sent more yet. A page whose upstream has sent it
+//! whole by the time the rewrite starts (up to `WHOLE_LIMIT`, not encoded) is rewritten in one
+//! go (`PageRewriter::rewrite_whole`, which can skip work a page that is not all there yet
+//! would need). A failure before
 //! the first byte becomes a 502 page (see `prime`); after it, the stream is cut with an error
 //! so the browser sees a failed load. Unrewritten input never reaches the client.
 
@@ -19,10 +22,13 @@ use http_body::{Body, Frame};
 use injector::{PageRewriter, PageSummary, RewriteError};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 /// The most rewritten output gathered into one body frame.
 const GATHER_LIMIT: usize = 64 * 1024;
+
+/// The largest page held to be rewritten whole; a larger one streams from its first bytes.
+const WHOLE_LIMIT: usize = 256 * 1024;
 
 /// A page body being rewritten.
 pub struct RewriteBody {
@@ -31,6 +37,9 @@ pub struct RewriteBody {
     rewriter: Option<PageRewriter>,
     /// Output produced by `prime` and not yet handed out.
     primed: Option<Bytes>,
+    /// The upstream's first frames, gathered while the page may still arrive whole (`None`
+    /// once it streams, or when it is encoded).
+    gathered: Option<Vec<Bytes>>,
     finished: bool,
     site: SiteId,
     counters: Arc<PageCounters>,
@@ -70,11 +79,13 @@ impl RewriteBody {
         site: SiteId,
         answer: Option<PageWatch>,
     ) -> Self {
+        let gathered = decoder.is_identity().then(Vec::new);
         Self {
             upstream,
             decoder: Some(decoder),
             rewriter: Some(rewriter),
             primed: None,
+            gathered,
             finished: false,
             site,
             counters,
@@ -98,6 +109,15 @@ impl RewriteBody {
     /// (at most about `GATHER_LIMIT`), or the end.
     fn poll_output(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, Failure>>> {
         let mut output = Vec::new();
+        if self.gathered.is_some() {
+            match ready!(self.poll_whole(cx, &mut output)) {
+                Ok(()) => {}
+                Err(failure) => {
+                    self.fail(&failure);
+                    return Poll::Ready(Some(Err(failure)));
+                }
+            }
+        }
         loop {
             if self.finished || output.len() >= GATHER_LIMIT {
                 break;
@@ -123,6 +143,62 @@ impl RewriteBody {
             }
         }
         if output.is_empty() { Poll::Ready(None) } else { Poll::Ready(Some(Ok(Bytes::from(output)))) }
+    }
+
+    /// Gathers the upstream's frames while they are ready: a page that ends among them (within
+    /// `WHOLE_LIMIT`) is rewritten whole into `output`; otherwise, once the upstream pauses or
+    /// the limit is passed, what was gathered goes through the stream like any later frame.
+    fn poll_whole(&mut self, cx: &mut Context<'_>, output: &mut Vec<u8>) -> Poll<Result<(), Failure>> {
+        let Some(mut gathered) = self.gathered.take() else { return Poll::Ready(Ok(())) };
+        let mut size: usize = gathered.iter().map(Bytes::len).sum();
+        loop {
+            match Pin::new(&mut self.upstream).poll_frame(cx) {
+                Poll::Pending if gathered.is_empty() => {
+                    self.gathered = Some(gathered);
+                    return Poll::Pending;
+                }
+                Poll::Pending => break,
+                Poll::Ready(Some(Ok(frame))) => {
+                    // Trailers of the original body say nothing true about the rewritten one.
+                    if let Ok(data) = frame.into_data() {
+                        size += data.len();
+                        gathered.push(data);
+                        if size > WHOLE_LIMIT {
+                            break;
+                        }
+                    }
+                }
+                Poll::Ready(Some(Err(error))) => return Poll::Ready(Err(Failure::Upstream(error))),
+                Poll::Ready(None) => {
+                    self.finished = true;
+                    return Poll::Ready(self.rewrite_whole(&gathered, output));
+                }
+            }
+        }
+        for data in &gathered {
+            if let Err(failure) = self.process(data, output) {
+                return Poll::Ready(Err(failure));
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Rewrites a page whose every byte (not encoded) is in `frames`.
+    fn rewrite_whole(&mut self, frames: &[Bytes], output: &mut Vec<u8>) -> Result<(), Failure> {
+        let (Some(_identity), Some(rewriter)) = (self.decoder.take(), self.rewriter.take()) else {
+            return Ok(());
+        };
+        let page = match frames {
+            [one] => std::borrow::Cow::Borrowed(&one[..]),
+            many => std::borrow::Cow::Owned(many.concat()),
+        };
+        self.counters.rewritten_bytes.inc_by(page.len() as u64);
+        let summary = rewriter.rewrite_whole(&page, output).map_err(Failure::Rewrite)?;
+        count(&self.counters, &summary);
+        if let Some(answer) = self.answer.take() {
+            answer.finish();
+        }
+        Ok(())
     }
 
     fn process(&mut self, chunk: &[u8], output: &mut Vec<u8>) -> Result<(), Failure> {
@@ -261,5 +337,22 @@ mod tests {
         let second = text(body.frame().await);
         assert!(second.contains("after a pause") && second.ends_with("</html>"), "{second}");
         assert!(body.frame().await.is_none(), "the page ended with its upstream");
+    }
+
+    #[tokio::test]
+    async fn a_page_its_upstream_sent_whole_leaves_in_one_frame() {
+        let (upstream, receiver) = mpsc::channel(8);
+        let mut body = page_body(receiver);
+        for piece in ["<html><head></head><body>", "<p>all of it</p>", "</body></html>"] {
+            upstream.send(Bytes::from_static(piece.as_bytes())).await.expect("sent");
+        }
+        drop(upstream);
+        let frame = body.frame().await.expect("a frame").expect("no error").into_data().expect("data");
+        let page = String::from_utf8(frame.to_vec()).expect("utf-8");
+        assert!(
+            page.contains("runtime.js") && page.contains("all of it") && page.ends_with("</html>"),
+            "{page}"
+        );
+        assert!(body.is_end_stream() && body.frame().await.is_none());
     }
 }

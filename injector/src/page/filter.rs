@@ -22,11 +22,13 @@ use super::selectors::{on_element, selector};
 use super::shared::{SharedState, lock};
 use super::{forms, leaks};
 
-/// Adds every filtering handler. Order matters where handlers meet the same element: the
-/// source-marker removal runs before the form handlers that may set it.
+/// Adds every filtering handler (the comment scan only when `scan_comments`). Order matters
+/// where handlers meet the same element: the source-marker removal runs before the form
+/// handlers that may set it.
 pub(super) fn append_handlers(
     settings: send::Settings<'static, 'static>,
     state: &SharedState,
+    scan_comments: bool,
 ) -> send::Settings<'static, 'static> {
     let (tools, contexts) = (SharedState::clone(state), SharedState::clone(state));
     let settings = settings
@@ -42,7 +44,7 @@ pub(super) fn append_handlers(
         .append_element_content_handler(on_element(selector!("context"), move |element| {
             filter_element(&contexts, element, Marked::Context)
         }));
-    let settings = leaks::append_handlers(settings, state);
+    let settings = leaks::append_handlers(settings, state, scan_comments);
     forms::append_handlers(settings, state)
 }
 

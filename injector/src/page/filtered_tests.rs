@@ -54,8 +54,15 @@ fn run(input: &[u8], page: &PagePolicy, size: usize) -> Result<(Vec<u8>, PageSum
     Ok((out, summary))
 }
 
-/// Filters `input` whole, byte by byte and in 7- and 1024-byte chunks; all must agree. The
-/// injected script (fragments get it at the end) is cut off to keep expectations short.
+fn run_whole(input: &[u8], page: &PagePolicy) -> Result<(Vec<u8>, PageSummary), RewriteError> {
+    let mut out = Vec::new();
+    let summary = PageRewriter::filtered(settings(), page.clone()).rewrite_whole(input, &mut out)?;
+    Ok((out, summary))
+}
+
+/// Filters `input` in one chunk, byte by byte, in 7- and 1024-byte chunks, and as a whole page
+/// (`rewrite_whole`, which may leave out the comment scan); all must agree. The injected script
+/// (fragments get it at the end) is cut off to keep expectations short.
 fn filter(input: &str, page: &PagePolicy) -> (String, PageSummary) {
     let mut results = Vec::new();
     for size in [input.len(), 1, 7, 1024] {
@@ -63,6 +70,10 @@ fn filter(input: &str, page: &PagePolicy) -> (String, PageSummary) {
             Ok(result) => results.push(result),
             Err(error) => panic!("chunk size {size}: {error}"),
         }
+    }
+    match run_whole(input.as_bytes(), page) {
+        Ok(result) => results.push(result),
+        Err(error) => panic!("whole page: {error}"),
     }
     for (index, result) in results.iter().enumerate().skip(1) {
         assert_eq!(
@@ -439,3 +450,4 @@ fn a_rule_with_an_action_applies_only_to_forms_that_submit_there() {
 }
 
 mod bound_names;
+mod whole_pages;

@@ -13,6 +13,7 @@ use lol_html::{doc_comments, send};
 use super::selectors::{on_element, on_text, selector};
 use super::shared::{SharedState, lock};
 
+pub(super) mod comments;
 pub(super) mod scan;
 
 use scan::{RawTextScan, find_marker};
@@ -41,10 +42,11 @@ const JAVASCRIPT_TYPES: [&str; 17] = [
     "text/x-javascript",
 ];
 
-/// Adds the comment, raw-text and `srcdoc` handlers.
+/// Adds the comment (when `scan_comments`: see `comments`), raw-text and `srcdoc` handlers.
 pub(super) fn append_handlers(
     settings: send::Settings<'static, 'static>,
     state: &SharedState,
+    scan_comments: bool,
 ) -> send::Settings<'static, 'static> {
     let (comments, srcdoc, script, raw, scan) = (
         SharedState::clone(state),
@@ -53,14 +55,18 @@ pub(super) fn append_handlers(
         SharedState::clone(state),
         SharedState::clone(state),
     );
-    settings
-        .append_document_content_handler(doc_comments!(move |comment| {
+    let settings = if scan_comments {
+        settings.append_document_content_handler(doc_comments!(move |comment| {
             if find_marker(comment.text().as_bytes(), 0, true).is_some() {
                 comment.remove();
                 count_leak(&comments);
             }
             Ok(())
         }))
+    } else {
+        settings
+    };
+    settings
         // `srcdoc` only means something on an iframe (and naming the tag keeps lol_html fast).
         .append_element_content_handler(on_element(selector!("iframe[srcdoc]"), move |element| {
             let leaks = element.get_attribute("srcdoc").is_some_and(|value| srcdoc_has_markup(&value));
