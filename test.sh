@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Toolgate test on a fresh machine: installs what the tests need when it is missing
-# (Debian's headless Chromium, systemd-analyze, promtool and PyYAML, strace, the oidc-provider and vue
-# npm packages, the openai and django Python packages), then tests the Prometheus alert rules, checks
-# formatting and lints and runs every test suite.
+# (Debian's headless Chromium, systemd-analyze, promtool and PyYAML, strace, PostgreSQL, the
+# oidc-provider and vue npm packages, the openai and django Python packages), then tests the
+# Prometheus alert rules, checks formatting and lints and runs every test suite.
 # Fails loudly when something cannot be installed. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,11 +29,15 @@ missing=()
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 # strace watches the audit writer fdatasync each batch before acknowledging it (it/audit.rs).
 [ -x /usr/bin/strace ] || missing+=(strace)
+# A real PostgreSQL server for the PostgreSQL store's tests (it/postgres.rs starts its own
+# cluster with initdb in a temp dir, on a loopback port, as nobody when run as root).
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   install_debian_packages "${missing[@]}"
 fi
 /usr/bin/chromium --version
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { echo "test.sh: PostgreSQL's server is missing after installing postgresql" >&2; exit 1; }
 # A real, independent OpenID provider for the SSO interoperability tests.
 command -v node >/dev/null || install_debian_packages nodejs npm
 (cd gateway/tests/oidc && npm ci --no-audit --no-fund --loglevel=error)

@@ -8,8 +8,10 @@
 //! Layer 0 of the gateway (ARCHITECTURE.md, "Code map"): imports nothing from the crate.
 
 pub mod backup;
+pub mod postgres;
 mod sled_store;
 
+pub use postgres::{PgSettings, PgStore};
 pub use sled_store::SledStore;
 
 /// A group of records with one owner and one key space.

@@ -32,6 +32,7 @@ mod panel_forms;
 mod panel_memory;
 mod passthrough;
 mod policy;
+mod postgres;
 mod process;
 mod redaction;
 mod reload;
