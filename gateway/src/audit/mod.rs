@@ -194,6 +194,16 @@ impl AuditLog {
         self.store.as_ref()
     }
 
+    /// Runs `read` over the log's store on the blocking pool, so an async caller (the audit API,
+    /// the dashboard) never reads the store on its worker thread.
+    pub async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let store = Arc::clone(&self.store);
+        crate::store::blocking(move || read(store.as_ref())).await
+    }
+
     /// The audit key (verification of checkpoints).
     pub fn key(&self) -> &DigestKey {
         &self.key

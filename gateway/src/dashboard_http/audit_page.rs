@@ -30,7 +30,15 @@ pub(super) async fn search(context: &Context<'_>) -> Response<ProxyBody> {
         return respond::store_unavailable("The audit log cannot be read right now.");
     }
     let (rows, next) = match &filter {
-        Some(filter) => match query::find(context.gateway.audit.store(), filter, after, PAGE) {
+        Some(filter) => match context
+            .gateway
+            .audit
+            .read({
+                let filter = filter.clone();
+                move |store| query::find(store, &filter, after, PAGE)
+            })
+            .await
+        {
             Ok(page) => (page.records.iter().map(row).collect(), page.next),
             Err(_) => {
                 return respond::store_unavailable("The audit log cannot be read right now.");
@@ -55,13 +63,14 @@ pub(super) async fn search(context: &Context<'_>) -> Response<ProxyBody> {
 /// `GET /audit/records/{seq}`.
 pub(super) async fn record(context: &Context<'_>, seq: &str) -> Response<ProxyBody> {
     let Ok(seq) = seq.parse::<u64>() else { return respond::not_found() };
-    let stored = match context.gateway.audit.store().get(Table::Audit, &Record::key(seq)) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return respond::not_found(),
-        Err(_) => {
-            return respond::store_unavailable("The audit log cannot be read right now.");
-        }
-    };
+    let stored =
+        match context.gateway.audit.read(move |store| store.get(Table::Audit, &Record::key(seq))).await {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return respond::not_found(),
+            Err(_) => {
+                return respond::store_unavailable("The audit log cannot be read right now.");
+            }
+        };
     let (json_pretty, hash_valid) = match serde_json::from_slice::<Record>(&stored) {
         Ok(record) => (serde_json::to_string_pretty(&record).unwrap_or_default(), record.hash_is_valid()),
         Err(_) => (String::from_utf8_lossy(&stored).into_owned(), false),
@@ -79,23 +88,29 @@ pub(super) async fn export(context: &Context<'_>) -> Response<ProxyBody> {
             "The times must be RFC 3339, e.g. 2026-11-22T10:00:00Z.",
         );
     };
-    let mut lines = String::new();
-    let mut after = 0;
-    let mut exported = 0;
-    loop {
-        let Ok(page) = query::find(context.gateway.audit.store(), &filter, after, query::MAX_LIMIT) else {
-            return respond::store_unavailable("The audit log cannot be read right now.");
-        };
-        for record in &page.records {
-            lines.push_str(&crate::audit::export::json_line(record));
-            lines.push('\n');
-        }
-        exported += page.records.len();
-        match page.next {
-            Some(next) if exported < MAX_EXPORT => after = next,
-            _ => break,
-        }
-    }
+    let exported = context
+        .gateway
+        .audit
+        .read(move |store| {
+            let mut lines = String::new();
+            let (mut after, mut exported) = (0, 0);
+            loop {
+                let page = query::find(store, &filter, after, query::MAX_LIMIT)?;
+                for record in &page.records {
+                    lines.push_str(&crate::audit::export::json_line(record));
+                    lines.push('\n');
+                }
+                exported += page.records.len();
+                match page.next {
+                    Some(next) if exported < MAX_EXPORT => after = next,
+                    _ => return Ok(lines),
+                }
+            }
+        })
+        .await;
+    let Ok(lines) = exported else {
+        return respond::store_unavailable("The audit log cannot be read right now.");
+    };
     respond::download("application/x-ndjson", "toolgate-audit.jsonl", lines)
 }
 

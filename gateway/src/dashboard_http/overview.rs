@@ -40,28 +40,35 @@ pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
         0
     };
     let recent_denials =
-        if allows(context.caller.roles, Need::Read) { recent_denials(context) } else { Vec::new() };
+        if allows(context.caller.roles, Need::Read) { recent_denials(context).await } else { Vec::new() };
     let chain = gateway.dashboard.chain.recent(&gateway.audit, &gateway.metrics).await;
     let data = OverviewData { sites, traffic, decisions, pending_approvals, recent_denials, chain };
     respond::page(StatusCode::OK, dashboard::overview(&context.shell(Nav::Overview, None), &data))
 }
 
 /// The newest denials among the last [`DENIAL_WINDOW`] records.
-fn recent_denials(context: &Context<'_>) -> Vec<dashboard::AuditRow> {
-    let store = context.gateway.audit.store();
-    let last = match store.last(Table::Audit) {
-        Ok(Some((key, _))) => u64::from_be_bytes(key.as_slice().try_into().unwrap_or([0; 8])),
-        _ => return Vec::new(),
-    };
-    let filter = Filter { decision: Some("deny".into()), ..Filter::default() };
-    let mut after = last.saturating_sub(DENIAL_WINDOW);
-    let mut found = Vec::new();
-    while let Ok(page) = crate::audit::query::find(store, &filter, after, crate::audit::query::MAX_LIMIT) {
-        found.extend(page.records);
-        match page.next {
-            Some(next) => after = next,
-            None => break,
-        }
-    }
+async fn recent_denials(context: &Context<'_>) -> Vec<dashboard::AuditRow> {
+    let found = context
+        .gateway
+        .audit
+        .read(|store| {
+            let last = match store.last(Table::Audit)? {
+                Some((key, _)) => u64::from_be_bytes(key.as_slice().try_into().unwrap_or([0; 8])),
+                None => return Ok(Vec::new()),
+            };
+            let filter = Filter { decision: Some("deny".into()), ..Filter::default() };
+            let mut after = last.saturating_sub(DENIAL_WINDOW);
+            let mut found = Vec::new();
+            loop {
+                let page = crate::audit::query::find(store, &filter, after, crate::audit::query::MAX_LIMIT)?;
+                found.extend(page.records);
+                match page.next {
+                    Some(next) => after = next,
+                    None => return Ok(found),
+                }
+            }
+        })
+        .await
+        .unwrap_or_default();
     found.iter().rev().take(RECENT_DENIALS).map(super::audit_page::row).collect()
 }

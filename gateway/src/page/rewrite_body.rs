@@ -1,15 +1,15 @@
 //! The streaming body of a rewritten page: upstream chunks are decoded, pushed through the
 //! page rewriter and handed to the client as soon as the rewriter emits output.
 //!
-//! It never buffers the page: memory stays flat however large the page is. What the rewriter
-//! makes of the upstream frames that are ready together goes out as one body frame (up to
-//! `GATHER_LIMIT`): one write and one chunk header instead of one per upstream read, and
-//! nothing waits for an upstream that has not sent more yet. A page whose upstream has sent it
-//! whole by the time the rewrite starts (up to `WHOLE_LIMIT`, not encoded) is rewritten in one
-//! go (`PageRewriter::rewrite_whole`, which can skip work a page that is not all there yet
-//! would need). A failure before
-//! the first byte becomes a 502 page (see `prime`); after it, the stream is cut with an error
-//! so the browser sees a failed load. Unrewritten input never reaches the client.
+//! Memory stays flat however large the page is: at most `WHOLE_LIMIT` of it is held, and only
+//! while it may arrive whole. A page whose upstream has sent it whole by the time the rewrite
+//! starts (not encoded) is rewritten in one go (`PageRewriter::rewrite_whole`, which can skip
+//! work a page still arriving would need). What the rewriter makes of the upstream frames that
+//! are ready together goes out as one body frame (up to `GATHER_LIMIT`): one write and one chunk
+//! header instead of one per upstream read, and nothing waits for an upstream that has not sent
+//! more yet. A failure before the first byte becomes a 502 page (see `prime`); after it, the
+//! stream is cut with an error so the browser sees a failed load. Unrewritten input never
+//! reaches the client.
 
 use crate::config::SiteId;
 use crate::http::body::{BoxError, ProxyBody};

@@ -62,23 +62,25 @@ pub async fn records(
         .transpose()?;
     // Read your writes: what was queued before this request (a model's answer) is in the page.
     audit.flush().await.map_err(|_| ProxyError::AuditUnavailable)?;
-    let store_page = {
-        let store = audit.store();
-        query::find(store, &filter, after.unwrap_or(0), limit.unwrap_or(100))
-    };
-    let page = store_page.map_err(|error| {
+    let (after, limit) = (after.unwrap_or(0), limit.unwrap_or(100));
+    let read = audit
+        .read(move |store| {
+            let page = query::find(store, &filter, after, limit)?;
+            // Captured texts (sites with content capture, within their retention) ride along by seq.
+            let mut content = serde_json::Map::new();
+            for record in &page.records {
+                let texts = crate::audit::content::of(store, record.seq)?;
+                if !texts.is_empty() {
+                    content.insert(record.seq.to_string(), serde_json::json!(texts));
+                }
+            }
+            Ok((page, content))
+        })
+        .await;
+    let (page, content) = read.map_err(|error| {
         tracing::error!(error = %error, "audit query failed");
         ProxyError::AuditUnavailable
     })?;
-    // Captured texts (sites with content capture, within their retention) ride along by seq.
-    let mut content = serde_json::Map::new();
-    for record in &page.records {
-        let texts =
-            crate::audit::content::of(audit.store(), record.seq).map_err(|_| ProxyError::AuditUnavailable)?;
-        if !texts.is_empty() {
-            content.insert(record.seq.to_string(), serde_json::json!(texts));
-        }
-    }
     let body = serde_json::to_vec(
         &serde_json::json!({ "records": page.records, "next": page.next, "content": content }),
     )

@@ -8,9 +8,12 @@
 //! Layer 0 of the gateway (ARCHITECTURE.md, "Code map"): imports nothing from the crate.
 
 pub mod backup;
+mod handle;
 pub mod postgres;
 mod sled_store;
 
+pub use handle::StoreHandle;
+pub(crate) use handle::blocking;
 pub use postgres::{PgSettings, PgStore};
 pub use sled_store::SledStore;
 
