@@ -9,7 +9,7 @@ use gateway::config::Config;
 use gateway::config::secrets::SecretRef;
 use gateway::sso::identity::Identity;
 use gateway::sso::{Sso, bearer, oidc};
-use gateway::store::SledStore;
+use gateway::store::{SledStore, StoreHandle};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ fn session_cookie(criterion: &mut Criterion) {
     let audit_key = gateway::audit::digest::DigestKey::new(b"bench");
     let audit =
         Arc::new(gateway::audit::AuditLog::start(store.clone(), audit_key, metrics.clone()).expect("audit"));
-    let sso = Sso::new(&config, &settings, store, audit, metrics).expect("sso");
+    let sso = Sso::new(&config, &settings, StoreHandle::Embedded(store), audit, metrics).expect("sso");
     let identity = Identity {
         user: "alice".into(),
         email: Some("alice@corp.example".into()),
@@ -38,11 +38,11 @@ fn session_cookie(criterion: &mut Criterion) {
         refresh_token: None,
         expires_at: gateway::support::clock::unix_now() + 3600,
     };
-    let id = sso.create_session(identity, &tokens).expect("session");
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let id = runtime.block_on(sso.create_session(identity, &tokens)).expect("session");
     let cookie = format!("theme=dark; toolgate={}", sso.keys.seal("toolgate", &id));
     let mut headers = http::HeaderMap::new();
     headers.insert(http::header::COOKIE, cookie.parse().expect("header"));
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
     criterion.bench_function("session cookie: open, load and parse the record", |bench| {
         bench.iter(|| {
             runtime

@@ -7,19 +7,18 @@
 //! so at once, instead of the call quietly expiring: four eyes forbid the requester to decide.
 
 use crate::sso::session;
-use crate::store::Store;
-use std::sync::Arc;
+use crate::store::StoreHandle;
 use std::time::Duration;
 
 /// The session store, and the groups whose members administer.
 pub struct Deciders {
-    store: Arc<dyn Store>,
+    store: StoreHandle,
     admin_groups: Vec<String>,
 }
 
 impl Deciders {
     /// Looks in `store` for deciders; `admin_groups` are the dashboard's administrator groups.
-    pub fn new(store: Arc<dyn Store>, admin_groups: Vec<String>) -> Self {
+    pub fn new(store: StoreHandle, admin_groups: Vec<String>) -> Self {
         Self { store, admin_groups }
     }
 
@@ -32,30 +31,23 @@ impl Deciders {
         (requester, requester_groups): (&str, &[String]),
         expires_in: Duration,
     ) -> Option<String> {
-        let store = Arc::clone(&self.store);
-        let (wanted, admins, asker) = (group.to_owned(), self.admin_groups.clone(), requester.to_owned());
+        let admins = &self.admin_groups;
         let now = crate::support::clock::unix_now();
-        let found = tokio::task::spawn_blocking(move || {
-            session::find_sessions(store.as_ref(), now, &|record| {
-                let identity = &record.identity;
-                identity.user != asker
-                    && identity
-                        .groups
-                        .iter()
-                        .any(|member_of| *member_of == wanted || admins.contains(member_of))
-            })
+        let found = session::find_sessions(&self.store, now, &|record| {
+            let identity = &record.identity;
+            identity.user != requester
+                && identity.groups.iter().any(|member_of| *member_of == group || admins.contains(member_of))
         })
         .await;
         match found {
-            Ok(Ok(others)) if others.is_empty() => {
+            Ok(others) if others.is_empty() => {
                 Some(alone(group, requester_groups.iter().any(|member_of| member_of == group), expires_in))
             }
-            Ok(Ok(_)) => None,
-            Ok(Err(error)) => {
+            Ok(_) => None,
+            Err(error) => {
                 tracing::warn!(error = %error, "cannot tell who could decide an approval");
                 None
             }
-            Err(_) => None,
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::net::upstream::UpstreamClients;
 use crate::policy_store::reload::{PolicyHandle, PolicyLoadError};
 use crate::sso::{Sso, SsoStartError};
 use crate::state::{Clients, Gateway};
-use crate::store::{SledStore, Store, StoreError};
+use crate::store::{SledStore, Store, StoreError, StoreHandle};
 use reload::Reloader;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -119,9 +119,13 @@ pub fn start(
     let address = listener.local_addr().unwrap_or(config.server.listen);
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
     let sso = match &config.sso {
-        Some(settings) => {
-            Some(Arc::new(Sso::new(&config, settings, store.clone(), audit.clone(), metrics.clone())?))
-        }
+        Some(settings) => Some(Arc::new(Sso::new(
+            &config,
+            settings,
+            StoreHandle::Embedded(store.clone()),
+            audit.clone(),
+            metrics.clone(),
+        )?)),
         None => {
             tracing::warn!("insecure_no_sso: single sign-on is OFF; every request reaches sites anonymously");
             None
@@ -162,18 +166,24 @@ async fn sweep_periodically(
         tokio::select! {
             () = &mut shutdown => return,
             _ = ticker.tick() => {
-                let (store, sso, approvals) = (store.clone(), sso.clone(), approvals.clone());
-                let sweep = move || -> Result<usize, StoreError> {
-                    let signed_in = sso.map(|sso| sso.sweep()).transpose()?.unwrap_or(0);
+                let (store, approvals) = (store.clone(), approvals.clone());
+                let others = move || -> Result<usize, StoreError> {
                     // Approvals stay an hour past their expiry (for the dashboard), then go.
                     let approvals = approvals.sweep(crate::support::clock::unix_now()).map_err(|error| StoreError(error.to_string()))?;
-                    Ok(signed_in + approvals + crate::audit::content::sweep(store.as_ref())?)
+                    Ok(approvals + crate::audit::content::sweep(store.as_ref())?)
                 };
-                match tokio::task::spawn_blocking(sweep).await {
-                    Ok(Ok(removed)) if removed > 0 => tracing::info!(removed, "expired records removed"),
-                    Ok(Ok(_)) => {}
-                    Ok(Err(error)) => tracing::error!(error = %error, "store sweep failed"),
-                    Err(error) => tracing::error!(error = %error, "store sweep panicked"),
+                let signed_in = match &sso {
+                    Some(sso) => sso.sweep().await,
+                    None => Ok(0),
+                };
+                let removed = match (signed_in, crate::store::blocking(others).await) {
+                    (Ok(signed_in), Ok(others)) => Ok(signed_in + others),
+                    (Err(error), _) | (_, Err(error)) => Err(error),
+                };
+                match removed {
+                    Ok(removed) if removed > 0 => tracing::info!(removed, "expired records removed"),
+                    Ok(_) => {}
+                    Err(error) => tracing::error!(error = %error, "store sweep failed"),
                 }
             }
         }

@@ -146,18 +146,13 @@ pub async fn handle(sso: &Sso, request: Request<Incoming>) -> Response<ProxyBody
 
 /// Ends every live session the target names, each audited as a sign-out first; how many.
 async fn end_sessions(sso: &Sso, target: LogoutTarget, now: u64) -> Result<usize, ()> {
-    let store = sso.store.clone();
-    let found = tokio::task::spawn_blocking(move || {
-        session::find_sessions(store.as_ref(), now, &|record| target.matches(record))
-    })
-    .await;
+    let found = session::find_sessions(&sso.store, now, &|record| target.matches(record)).await;
     let sessions = match found {
-        Ok(Ok(sessions)) => sessions,
-        Ok(Err(error)) => {
+        Ok(sessions) => sessions,
+        Err(error) => {
             tracing::error!(error = %error, "session store unavailable during a back-channel logout");
             return Err(());
         }
-        Err(_) => return Err(()),
     };
     for (id, record) in &sessions {
         let identity = &record.identity;
@@ -168,7 +163,7 @@ async fn end_sessions(sso: &Sso, target: LogoutTarget, now: u64) -> Result<usize
         // Ending the session matters more than its record: a failed audit write is logged and
         // the session still ends.
         sso.audit.record_or_log(event).await;
-        if let Err(error) = sso.revoke(id) {
+        if let Err(error) = sso.revoke(id).await {
             tracing::error!(error = %error, "could not end a session named by a back-channel logout");
             return Err(());
         }

@@ -101,7 +101,7 @@ pub async fn site_host(
     secure: bool,
 ) -> Result<Result<Response<ProxyBody>, ProxyError>, Request<Incoming>> {
     let answer = match (request.method().clone(), request.uri().path()) {
-        (Method::GET, "/.toolgate/session") => handoff(sso, &request, secure),
+        (Method::GET, "/.toolgate/session") => handoff(sso, &request, secure).await,
         (Method::GET, "/.toolgate/logout") => logout_form(sso, request.headers(), secure).await,
         (Method::POST, "/.toolgate/logout") => logout(sso, request, secure).await,
         (Method::GET, "/.toolgate/whoami") => whoami(sso, request.headers(), secure).await,
@@ -166,7 +166,7 @@ async fn start(
     let origin = sso.site_origin(&host);
     // Already signed in on the gateway host: no need to bother the provider.
     match sso.session(headers, secure).await {
-        Ok(session) => return handoff_redirect(sso, &session.id, origin, path, bind.to_owned()),
+        Ok(session) => return handoff_redirect(sso, &session.id, origin, path, bind.to_owned()).await,
         Err(SessionFailure::Unavailable) => return Err(ProxyError::SsoUnavailable),
         Err(SessionFailure::Missing) => {}
     }
@@ -179,7 +179,8 @@ async fn start(
         bind: bind.to_owned(),
         expires_at: unix_now() + LOGIN_SECONDS,
     };
-    session::put(sso.store.as_ref(), Table::PendingLogins, authorization.state.as_bytes(), &pending)
+    session::put(&sso.store, Table::PendingLogins, authorization.state.as_bytes(), &pending)
+        .await
         .map_err(|_| ProxyError::SsoUnavailable)?;
     let login_cookie = sso.keys.seal(CookieKind::Login.purpose(), authorization.state.as_bytes());
     Ok(redirect(
@@ -210,10 +211,10 @@ async fn callback(
     if cookie_state != state.as_bytes() {
         return Err(ProxyError::LoginFailed);
     }
-    let pending: PendingLogin =
-        session::take(sso.store.as_ref(), Table::PendingLogins, state.as_bytes(), unix_now())
-            .map_err(|_| ProxyError::SsoUnavailable)?
-            .ok_or(ProxyError::LoginFailed)?;
+    let pending: PendingLogin = session::take(&sso.store, Table::PendingLogins, state.as_bytes(), unix_now())
+        .await
+        .map_err(|_| ProxyError::SsoUnavailable)?
+        .ok_or(ProxyError::LoginFailed)?;
     let tokens = sso.oidc.exchange(code, &pending.verifier, &pending.nonce).await.map_err(oidc_failure)?;
     let claims = tokens.claims.as_ref().ok_or(ProxyError::LoginFailed)?;
     let identity = Identity::from_claims(claims, &sso.config.claims).map_err(|error| {
@@ -224,17 +225,17 @@ async fn callback(
         .actor(&identity.user, identity.email.as_deref(), &identity.groups)
         .resource(&pending.origin)
         .decision("success", "login");
-    let id = sso.create_session(identity, &tokens).map_err(|_| ProxyError::SsoUnavailable)?;
+    let id = sso.create_session(identity, &tokens).await.map_err(|_| ProxyError::SsoUnavailable)?;
     let mut event = event;
     event.session = Some(sso.session_digest(&id));
     if sso.audit.record(event).await.is_err() {
         // No unaudited sign-ins: the session is withdrawn before anyone could use it.
-        let _ = sso.revoke(&id);
+        let _ = sso.revoke(&id).await;
         return Err(ProxyError::AuditUnavailable);
     }
     sso.record("login");
     tracing::info!(outcome = "login", "user signed in");
-    let mut response = handoff_redirect(sso, &id, pending.origin, pending.path, pending.bind)?;
+    let mut response = handoff_redirect(sso, &id, pending.origin, pending.path, pending.bind).await?;
     let session_cookie = sso.keys.seal(CookieKind::Session.purpose(), &id);
     append_cookie(
         &mut response,
@@ -249,7 +250,7 @@ async fn callback(
     Ok(response)
 }
 
-fn handoff_redirect(
+async fn handoff_redirect(
     sso: &Sso,
     id: &session::SessionId,
     origin: String,
@@ -264,15 +265,21 @@ fn handoff_redirect(
         bind,
         expires_at: unix_now() + HANDOFF_SECONDS,
     };
-    session::put(sso.store.as_ref(), Table::Handoffs, ticket.as_bytes(), &handoff)
+    session::put(&sso.store, Table::Handoffs, ticket.as_bytes(), &handoff)
+        .await
         .map_err(|_| ProxyError::SsoUnavailable)?;
     Ok(redirect(&format!("{origin}/.toolgate/session?ticket={ticket}"), []))
 }
 
-fn handoff(sso: &Sso, request: &Request<Incoming>, secure: bool) -> Result<Response<ProxyBody>, ProxyError> {
+async fn handoff(
+    sso: &Sso,
+    request: &Request<Incoming>,
+    secure: bool,
+) -> Result<Response<ProxyBody>, ProxyError> {
     let query = query_pairs(request);
     let ticket = param(&query, "ticket").ok_or(ProxyError::LoginFailed)?;
-    let handoff: Handoff = session::take(sso.store.as_ref(), Table::Handoffs, ticket.as_bytes(), unix_now())
+    let handoff: Handoff = session::take(&sso.store, Table::Handoffs, ticket.as_bytes(), unix_now())
+        .await
         .map_err(|_| ProxyError::SsoUnavailable)?
         .ok_or(ProxyError::LoginFailed)?;
     // The ticket is for this site and for the browser that started the sign-in here.
@@ -342,7 +349,7 @@ async fn logout(
         .decision("success", "logout");
     event.session = Some(sso.session_digest(&session.id));
     sso.audit.record(event).await.map_err(|_| ProxyError::AuditUnavailable)?;
-    sso.revoke(&session.id).map_err(|_| ProxyError::SsoUnavailable)?;
+    sso.revoke(&session.id).await.map_err(|_| ProxyError::SsoUnavailable)?;
     sso.record("logout");
     // The provider's session would sign the user straight back in: end it too when it can be.
     let Some(provider_logout) = sso.provider_logout_url(&session.record).await else {

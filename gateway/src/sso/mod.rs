@@ -27,9 +27,10 @@ pub mod login;
 pub mod oidc;
 pub mod return_url;
 pub mod session;
+pub mod session_cache;
 
 use crate::config::{Config, SsoConfig};
-use crate::store::{Store, StoreError, Table};
+use crate::store::{StoreError, StoreHandle, Table};
 use crate::support::clock::unix_now;
 use crate::support::keyed_lock::KeyedLocks;
 use ::http::HeaderMap;
@@ -87,7 +88,7 @@ pub struct Sso {
     /// Upstream assertion signer.
     pub assertion: AssertionSigner,
     /// Where sessions live.
-    pub store: Arc<dyn Store>,
+    pub store: StoreHandle,
     /// Hosts of configured sites and the dashboard (for return URL checks); replaced when the
     /// configuration reloads.
     site_hosts: std::sync::RwLock<Vec<String>>,
@@ -103,6 +104,8 @@ pub struct Sso {
     refresh_locks: KeyedLocks<SessionId>,
     /// Back-channel logout tokens already used.
     used_logout_tokens: backchannel::UsedTokens,
+    /// Session records read in the last second (`session_cache`).
+    sessions: session_cache::SessionCache,
 }
 
 impl Sso {
@@ -110,7 +113,7 @@ impl Sso {
     pub fn new(
         config: &Config,
         sso: &SsoConfig,
-        store: Arc<dyn Store>,
+        store: StoreHandle,
         audit: Arc<crate::audit::AuditLog>,
         metrics: crate::metrics::Metrics,
     ) -> Result<Self, SsoStartError> {
@@ -130,6 +133,7 @@ impl Sso {
             verified_tokens: bearer::VerifiedTokens::default(),
             refresh_locks: KeyedLocks::default(),
             used_logout_tokens: backchannel::UsedTokens::default(),
+            sessions: session_cache::SessionCache::default(),
         })
     }
 
@@ -153,9 +157,20 @@ impl Sso {
             .and_then(|bytes| bytes.try_into().ok())
             .ok_or(SessionFailure::Missing)?;
         let now = unix_now();
-        let record: SessionRecord = session::get(self.store.as_ref(), Table::Sessions, &id, now)
-            .map_err(store_unavailable)?
-            .ok_or(SessionFailure::Missing)?;
+        let read_at = std::time::Instant::now();
+        let record = match self.sessions.get(&id, read_at) {
+            Some(record) if record.expires_at > now => record,
+            Some(_) => return Err(SessionFailure::Missing),
+            None => {
+                let epoch = self.sessions.epoch();
+                let record: SessionRecord = session::get(&self.store, Table::Sessions, &id, now)
+                    .await
+                    .map_err(store_unavailable)?
+                    .ok_or(SessionFailure::Missing)?;
+                self.sessions.keep(id, record.clone(), epoch, read_at);
+                record
+            }
+        };
         if record.refresh_after.is_some_and(|due| due <= now) {
             return self.refresh(id, now).await;
         }
@@ -178,7 +193,11 @@ impl Sso {
     }
 
     /// Creates a session for a verified sign-in.
-    pub fn create_session(&self, identity: Identity, tokens: &oidc::Tokens) -> Result<SessionId, StoreError> {
+    pub async fn create_session(
+        &self,
+        identity: Identity,
+        tokens: &oidc::Tokens,
+    ) -> Result<SessionId, StoreError> {
         let now = unix_now();
         let id = crate::support::random::random_bytes::<32>();
         let claim = |name: &str| {
@@ -198,22 +217,25 @@ impl Sso {
             provider_session: claim("sid"),
             id_token: tokens.id_token.as_deref().map(|token| self.seal(ID_TOKEN_PURPOSE, token)),
         };
-        session::put(self.store.as_ref(), Table::Sessions, &id, &record)?;
+        session::put(&self.store, Table::Sessions, &id, &record).await?;
         Ok(id)
     }
 
     /// Ends a session everywhere (every cookie pointing to it stops working).
-    pub fn revoke(&self, id: &SessionId) -> Result<(), StoreError> {
-        self.store.delete(Table::Sessions, id)
+    pub async fn revoke(&self, id: &SessionId) -> Result<(), StoreError> {
+        self.sessions.forget(id);
+        let deleted = self.store.delete(Table::Sessions, id).await;
+        self.sessions.forget(id);
+        deleted
     }
 
     /// Removes expired records; run periodically.
-    pub fn sweep(&self) -> Result<usize, StoreError> {
+    pub async fn sweep(&self) -> Result<usize, StoreError> {
         let now = unix_now();
-        let store = self.store.as_ref();
-        Ok(session::sweep::<SessionRecord>(store, Table::Sessions, now)?
-            + session::sweep::<session::PendingLogin>(store, Table::PendingLogins, now)?
-            + session::sweep::<session::Handoff>(store, Table::Handoffs, now)?)
+        let store = &self.store;
+        Ok(session::sweep::<SessionRecord>(store, Table::Sessions, now).await?
+            + session::sweep::<session::PendingLogin>(store, Table::PendingLogins, now).await?
+            + session::sweep::<session::Handoff>(store, Table::Handoffs, now).await?)
     }
 
     /// Provider tokens are sealed at rest: a copy of the store yields none of them.
@@ -285,8 +307,11 @@ impl Sso {
     /// logout).
     async fn refresh(&self, id: SessionId, now: u64) -> Result<Session, SessionFailure> {
         let _turn = self.refresh_locks.lock(id).await;
+        // Whatever happens next changes the record (or ends it): no kept copy may answer for it.
+        self.sessions.forget(&id);
         let (mut record, stored): (SessionRecord, Vec<u8>) =
-            session::get_with_bytes(self.store.as_ref(), Table::Sessions, &id, now)
+            session::get_with_bytes(&self.store, Table::Sessions, &id, now)
+                .await
                 .map_err(store_unavailable)?
                 .ok_or(SessionFailure::Missing)?;
         if record.refresh_after.is_none_or(|due| due > now) {
@@ -296,7 +321,7 @@ impl Sso {
         let Some(refresh_token) =
             record.refresh_token.as_deref().and_then(|sealed| self.open(REFRESH_TOKEN_PURPOSE, sealed))
         else {
-            self.end_session_if_unchanged(&id, &stored);
+            self.end_session_if_unchanged(&id, &stored).await;
             return Err(SessionFailure::Missing);
         };
         match self.oidc.refresh(&refresh_token).await {
@@ -306,7 +331,7 @@ impl Sso {
                         // The provider may not switch the session to another user.
                         Ok(identity) if identity.user == record.identity.user => record.identity = identity,
                         _ => {
-                            self.end_session_if_unchanged(&id, &stored);
+                            self.end_session_if_unchanged(&id, &stored).await;
                             return Err(SessionFailure::Missing);
                         }
                     }
@@ -317,8 +342,10 @@ impl Sso {
                     record.id_token = Some(self.seal(ID_TOKEN_PURPOSE, id_token));
                 }
                 record.refresh_after = Some(refresh_due(tokens.expires_at, now));
-                let replaced = session::replace(self.store.as_ref(), Table::Sessions, &id, &stored, &record)
+                let replaced = session::replace(&self.store, Table::Sessions, &id, &stored, &record)
+                    .await
                     .map_err(store_unavailable)?;
+                self.sessions.forget(&id);
                 if !replaced {
                     // Signed out (or revoked) while the provider answered.
                     return Err(SessionFailure::Missing);
@@ -337,14 +364,16 @@ impl Sso {
                 };
                 self.record("refresh_failed");
                 tracing::info!(outcome = "refresh_failed", reason, "session ended: token refresh failed");
-                self.end_session_if_unchanged(&id, &stored);
+                self.end_session_if_unchanged(&id, &stored).await;
                 Err(SessionFailure::Missing)
             }
         }
     }
 
-    fn end_session_if_unchanged(&self, id: &SessionId, stored: &[u8]) {
-        if let Err(error) = self.store.compare_and_swap(Table::Sessions, id, Some(stored), None) {
+    async fn end_session_if_unchanged(&self, id: &SessionId, stored: &[u8]) {
+        let ended = self.store.compare_and_swap(Table::Sessions, id, Some(stored), None).await;
+        self.sessions.forget(id);
+        if let Err(error) = ended {
             tracing::error!(error = %error, "could not end a session after a failed refresh");
         }
     }

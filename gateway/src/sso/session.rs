@@ -3,7 +3,7 @@
 //! (single use, one minute). Each record carries its own expiry, checked on every read.
 
 use super::identity::Identity;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{StoreError, StoreHandle, Table};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -92,47 +92,52 @@ impl Expiring for Handoff {
 }
 
 /// Stores a record.
-pub fn put<T: Serialize>(store: &dyn Store, table: Table, key: &[u8], record: &T) -> Result<(), StoreError> {
+pub async fn put<T: Serialize>(
+    store: &StoreHandle,
+    table: Table,
+    key: &[u8],
+    record: &T,
+) -> Result<(), StoreError> {
     let bytes = serde_json::to_vec(record).map_err(|error| StoreError(error.to_string()))?;
-    store.put(table, key, &bytes)
+    store.put(table, key, &bytes).await
 }
 
 /// Reads a live record with its stored bytes (for a later compare-and-swap).
-pub fn get_with_bytes<T: DeserializeOwned + Expiring>(
-    store: &dyn Store,
+pub async fn get_with_bytes<T: DeserializeOwned + Expiring>(
+    store: &StoreHandle,
     table: Table,
     key: &[u8],
     now: u64,
 ) -> Result<Option<(T, Vec<u8>)>, StoreError> {
-    let Some(bytes) = store.get(table, key)? else { return Ok(None) };
+    let Some(bytes) = store.get(table, key).await? else { return Ok(None) };
     Ok(live::<T>(Some(bytes.clone()), now).map(|record| (record, bytes)))
 }
 
 /// Replaces a record only if it still has the bytes read earlier; `false` when it changed or
 /// went away meanwhile (a logout, another refresh).
-pub fn replace<T: Serialize>(
-    store: &dyn Store,
+pub async fn replace<T: Serialize>(
+    store: &StoreHandle,
     table: Table,
     key: &[u8],
     old: &[u8],
     record: &T,
 ) -> Result<bool, StoreError> {
     let bytes = serde_json::to_vec(record).map_err(|error| StoreError(error.to_string()))?;
-    store.compare_and_swap(table, key, Some(old), Some(&bytes))
+    store.compare_and_swap(table, key, Some(old), Some(&bytes)).await
 }
 
 /// Every live session `wanted` picks, with its id and record. A full scan, page by page: it serves only
 /// rare events (a back-channel logout), never a request's hot path.
-pub fn find_sessions(
-    store: &dyn Store,
+pub async fn find_sessions(
+    store: &StoreHandle,
     now: u64,
-    wanted: &dyn Fn(&SessionRecord) -> bool,
+    wanted: &(dyn Fn(&SessionRecord) -> bool + Sync),
 ) -> Result<Vec<(SessionId, SessionRecord)>, StoreError> {
     const PAGE: usize = 512;
     let mut found = Vec::new();
     let mut from = Vec::new();
     loop {
-        let entries = store.range(Table::Sessions, &from, PAGE)?;
+        let entries = store.range(Table::Sessions, &from, PAGE).await?;
         let full = entries.len() == PAGE;
         for (key, bytes) in &entries {
             let record = live::<SessionRecord>(Some(bytes.clone()), now);
@@ -153,34 +158,36 @@ pub fn find_sessions(
 }
 
 /// Reads a live record (expired or unreadable ones count as absent).
-pub fn get<T: DeserializeOwned + Expiring>(
-    store: &dyn Store,
+pub async fn get<T: DeserializeOwned + Expiring>(
+    store: &StoreHandle,
     table: Table,
     key: &[u8],
     now: u64,
 ) -> Result<Option<T>, StoreError> {
-    Ok(live(store.get(table, key)?, now))
+    Ok(live(store.get(table, key).await?, now))
 }
 
 /// Takes a live record out (single use).
-pub fn take<T: DeserializeOwned + Expiring>(
-    store: &dyn Store,
+pub async fn take<T: DeserializeOwned + Expiring>(
+    store: &StoreHandle,
     table: Table,
     key: &[u8],
     now: u64,
 ) -> Result<Option<T>, StoreError> {
-    Ok(live(store.take(table, key)?, now))
+    Ok(live(store.take(table, key).await?, now))
 }
 
 /// Removes expired records of `table`.
-pub fn sweep<T: DeserializeOwned + Expiring>(
-    store: &dyn Store,
+pub async fn sweep<T: DeserializeOwned + Expiring + 'static>(
+    store: &StoreHandle,
     table: Table,
     now: u64,
 ) -> Result<usize, StoreError> {
-    store.sweep(table, &|bytes| {
-        serde_json::from_slice::<T>(bytes).map_or(true, |record| record.expires_at() <= now)
-    })
+    store
+        .sweep(table, move |bytes| {
+            serde_json::from_slice::<T>(bytes).map_or(true, |record| record.expires_at() <= now)
+        })
+        .await
 }
 
 fn live<T: DeserializeOwned + Expiring>(bytes: Option<Vec<u8>>, now: u64) -> Option<T> {
