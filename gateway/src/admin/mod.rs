@@ -57,7 +57,7 @@ async fn accept(
                     Ok::<_, Infallible>(if request.uri().path() == "/backup" {
                         backup::handle(&gateway, &backups, peer, &request).await
                     } else {
-                        respond(&gateway, &request)
+                        respond(&gateway, &request).await
                     })
                 }
             });
@@ -70,7 +70,7 @@ async fn accept(
     }
 }
 
-fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
+async fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
     if request.method() != Method::GET {
         return text(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
     }
@@ -89,27 +89,27 @@ fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody
             );
             response
         }
-        "/inventory" => inventory(gateway, request),
+        "/inventory" => inventory(gateway, request).await,
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
 }
 
 /// `GET /inventory[?site=<id>]`: the tool inventory as JSON (`{"entries": [...],
 /// "sandboxed_pages": {site: {count, last_seen, recent}}}`), for the dashboard and for operators.
-fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
+async fn inventory(gateway: &Gateway, request: &Request<Incoming>) -> Response<ProxyBody> {
     let site = request.uri().query().and_then(|query| {
         url::form_urlencoded::parse(query.as_bytes()).find(|(key, _)| key == "site").map(|(_, value)| value)
     });
     // Pages whose CSP sandbox keeps the runtime out (their tools are off), per configured site.
-    let sandboxed: std::collections::BTreeMap<&str, _> = gateway
-        .config
-        .sites
-        .iter()
-        .map(|configured| configured.id.as_str())
-        .filter(|id| site.as_deref().is_none_or(|wanted| wanted == *id))
-        .filter_map(|id| gateway.inventory.sandboxed(id).ok().flatten().map(|pages| (id, pages)))
-        .collect();
-    match gateway.inventory.list(site.as_deref()) {
+    let mut sandboxed = std::collections::BTreeMap::new();
+    for id in gateway.config.sites.iter().map(|configured| configured.id.as_str()) {
+        if site.as_deref().is_none_or(|wanted| wanted == id)
+            && let Ok(Some(pages)) = gateway.inventory.sandboxed(id).await
+        {
+            sandboxed.insert(id, pages);
+        }
+    }
+    match gateway.inventory.list(site.as_deref()).await {
         Ok(entries) => {
             // Pages whose CSP sandbox keeps the runtime out: their tools are off.
             let body = serde_json::json!({ "entries": entries, "sandboxed_pages": sandboxed }).to_string();

@@ -252,11 +252,7 @@ async fn record(
     report: CatalogReport,
     request_id: &RequestId,
 ) -> Result<(), ApiError> {
-    let inventory = Arc::clone(&gateway.inventory);
-    let (site_id, user) = (site.id.clone(), caller.user_id().to_owned());
-    let observed = tokio::task::spawn_blocking(move || observe_all(&inventory, &site_id, &user, &report))
-        .await
-        .unwrap_or_default();
+    let observed = observe_all(&gateway.inventory, &site.id, caller.user_id(), &report).await;
     let mut writes = tokio::task::JoinSet::new();
     for (sighting, observation) in observed {
         let observation = match observation {
@@ -312,7 +308,7 @@ struct Seen {
     target: Option<String>,
 }
 
-fn observe_all(
+async fn observe_all(
     inventory: &Inventory,
     site: &SiteId,
     user: &str,
@@ -339,21 +335,20 @@ fn observe_all(
         };
         (seen, context.source)
     });
-    tools
-        .chain(contexts)
-        .map(|(seen, source)| {
-            let sighting = Sighting {
-                kind: seen.kind,
-                name: &seen.name,
-                source: source.as_str(),
-                description: &seen.description,
-                schema: &seen.schema,
-                target: seen.target.as_deref(),
-            };
-            let observation = inventory.observe(site, user, &sighting, now);
-            (seen, observation)
-        })
-        .collect()
+    let mut observed = Vec::new();
+    for (seen, source) in tools.chain(contexts) {
+        let sighting = Sighting {
+            kind: seen.kind,
+            name: &seen.name,
+            source: source.as_str(),
+            description: &seen.description,
+            schema: &seen.schema,
+            target: seen.target.as_deref(),
+        };
+        let observation = inventory.observe(site, user, &sighting, now).await;
+        observed.push((seen, observation));
+    }
+    observed
 }
 
 fn inventory_event(

@@ -16,7 +16,7 @@ use policy::{ContextName, Subject, ToolRef, UserId};
 /// `GET /inventory`.
 pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Notice)>) -> Response<ProxyBody> {
     let gateway = context.gateway;
-    let entries = match gateway.inventory.list(None) {
+    let entries = match gateway.inventory.list(None).await {
         Ok(entries) => entries,
         Err(_) => {
             return respond::store_unavailable("The inventory cannot be read right now.");
@@ -33,7 +33,7 @@ pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Noti
     }
     // Pages served without the runtime (CSP sandbox): their tools are off, and no catalog comes.
     for configured in &gateway.config.sites {
-        let Ok(Some(pages)) = gateway.inventory.sandboxed(configured.id.as_str()) else { continue };
+        let Ok(Some(pages)) = gateway.inventory.sandboxed(configured.id.as_str()).await else { continue };
         let note = format!(
             "{} page loads served sandboxed (CSP sandbox without allow-same-origin), last {}: no runtime and \
              no page tools there. Latest: {}",

@@ -16,7 +16,7 @@ pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
     let result = if user.trim().is_empty() || !sites.iter().any(|known| known == site) {
         None
     } else {
-        let entries = match gateway.inventory.list(Some(site)) {
+        let entries = match gateway.inventory.list(Some(site)).await {
             Ok(entries) => entries,
             Err(_) => {
                 return respond::store_unavailable("The inventory cannot be read right now.");

@@ -11,13 +11,13 @@
 
 pub mod sandboxed;
 
-use crate::store::{Store, StoreError, Table};
+use crate::store::{StoreError, StoreHandle, Table};
 use aws_lc_rs::digest;
 use policy::SiteId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 /// Most entries kept per site; reports of further new names are ignored (and counted).
 pub const MAX_ENTRIES_PER_SITE: usize = 2000;
@@ -132,7 +132,7 @@ pub enum Observation {
 
 /// The inventory over the store.
 pub struct Inventory {
-    store: Arc<dyn Store>,
+    store: StoreHandle,
     /// (site, kind, name) → (digests, last write): skips rewriting unchanged entries.
     recent: Mutex<HashMap<String, (String, String, u64)>>,
     /// Entries per site, counted on first use of the site.
@@ -145,7 +145,7 @@ pub struct Inventory {
 
 impl Inventory {
     /// An inventory kept in `store`.
-    pub fn new(store: Arc<dyn Store>) -> Self {
+    pub fn new(store: StoreHandle) -> Self {
         Self {
             store,
             recent: Mutex::default(),
@@ -157,7 +157,7 @@ impl Inventory {
 
     /// Records one sighting by `user` at `now`; says whether it was new or changed. The entry
     /// is updated with compare-and-swap, so concurrent reports never lose a change flag.
-    pub fn observe(
+    pub async fn observe(
         &self,
         site: &SiteId,
         user: &str,
@@ -176,17 +176,17 @@ impl Inventory {
             return Ok(Observation::Unchanged);
         }
         for _ in 0..CAS_ATTEMPTS {
-            let stored = self.store.get(Table::Inventory, &key)?;
+            let stored = self.store.get(Table::Inventory, &key).await?;
             let previous =
                 stored.as_deref().and_then(|bytes| serde_json::from_slice::<InventoryEntry>(bytes).ok());
             let is_new = previous.is_none();
-            if is_new && !self.has_room(site, user, now)? {
+            if is_new && !self.has_room(site, user, now).await? {
                 return Ok(Observation::Ignored);
             }
             let (entry, observation) =
                 merge(site, sighting, previous, description_digest.clone(), schema_digest.clone(), now);
             let bytes = serde_json::to_vec(&entry).map_err(|error| StoreError(error.to_string()))?;
-            if !self.store.compare_and_swap(Table::Inventory, &key, stored.as_deref(), Some(&bytes))? {
+            if !self.store.compare_and_swap(Table::Inventory, &key, stored.as_deref(), Some(&bytes)).await? {
                 continue;
             }
             if is_new {
@@ -204,8 +204,8 @@ impl Inventory {
 
     /// Every entry, or a site's entries, in (site, kind, name, target) order; tools of one name
     /// with several targets say so.
-    pub fn list(&self, site: Option<&str>) -> Result<Vec<InventoryEntry>, StoreError> {
-        let mut entries = self.stored(site)?;
+    pub async fn list(&self, site: Option<&str>) -> Result<Vec<InventoryEntry>, StoreError> {
+        let mut entries = self.stored(site).await?;
         let mut targets: HashMap<(&str, &str), std::collections::HashSet<&str>> = HashMap::new();
         for entry in &entries {
             if let (EntryKind::Tool, Some(target)) = (entry.kind, &entry.target) {
@@ -229,12 +229,12 @@ impl Inventory {
     }
 
     /// The entries as stored.
-    fn stored(&self, site: Option<&str>) -> Result<Vec<InventoryEntry>, StoreError> {
+    async fn stored(&self, site: Option<&str>) -> Result<Vec<InventoryEntry>, StoreError> {
         let prefix = site.map(|site| format!("{site}\0").into_bytes()).unwrap_or_default();
         let mut entries = Vec::new();
         let mut from = prefix.clone();
         loop {
-            let batch = self.store.range(Table::Inventory, &from, 256)?;
+            let batch = self.store.range(Table::Inventory, &from, 256).await?;
             let Some((last_key, _)) = batch.last() else { break };
             let mut next = last_key.clone();
             next.push(0);
@@ -262,12 +262,12 @@ impl Inventory {
     /// Whether a new entry may be added for `site` by `user`: the site has fewer than
     /// [`MAX_ENTRIES_PER_SITE`] entries and the user added fewer than [`MAX_NEW_PER_USER_HOUR`] in
     /// the current hour (so one user cannot fill a site's inventory with made-up names).
-    fn has_room(&self, site: &SiteId, user: &str, now: u64) -> Result<bool, StoreError> {
+    async fn has_room(&self, site: &SiteId, user: &str, now: u64) -> Result<bool, StoreError> {
         let known = self.lock_counts().get(site.as_str()).copied();
         let count = match known {
             Some(count) => count,
             None => {
-                let count = self.stored(Some(site.as_str()))?.len();
+                let count = self.stored(Some(site.as_str())).await?.len();
                 self.lock_counts().insert(site.as_str().to_owned(), count);
                 count
             }

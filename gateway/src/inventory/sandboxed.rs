@@ -27,7 +27,7 @@ pub struct SandboxedPages {
 
 impl Inventory {
     /// Notes that `path` of `site` was served sandboxed (blocking: call off the async workers).
-    pub fn note_sandboxed(&self, site: &str, path: &str, now: u64) -> Result<(), StoreError> {
+    pub async fn note_sandboxed(&self, site: &str, path: &str, now: u64) -> Result<(), StoreError> {
         let path: String = path.chars().take(MAX_PATH).collect();
         {
             let mut noted = lock_map(&self.sandboxed_noted);
@@ -42,7 +42,7 @@ impl Inventory {
         }
         let key = record_key(site);
         for _ in 0..super::CAS_ATTEMPTS {
-            let stored = self.store.get(Table::Inventory, &key)?;
+            let stored = self.store.get(Table::Inventory, &key).await?;
             let mut pages = stored
                 .as_deref()
                 .and_then(|bytes| serde_json::from_slice::<SandboxedPages>(bytes).ok())
@@ -53,7 +53,7 @@ impl Inventory {
             pages.recent.insert(0, path.clone());
             pages.recent.truncate(RECENT_PATHS);
             let bytes = serde_json::to_vec(&pages).map_err(|error| StoreError(error.to_string()))?;
-            if self.store.compare_and_swap(Table::Inventory, &key, stored.as_deref(), Some(&bytes))? {
+            if self.store.compare_and_swap(Table::Inventory, &key, stored.as_deref(), Some(&bytes)).await? {
                 return Ok(());
             }
         }
@@ -61,8 +61,8 @@ impl Inventory {
     }
 
     /// What the inventory noted about `site`'s sandboxed pages.
-    pub fn sandboxed(&self, site: &str) -> Result<Option<SandboxedPages>, StoreError> {
-        let stored = self.store.get(Table::Inventory, &record_key(site))?;
+    pub async fn sandboxed(&self, site: &str) -> Result<Option<SandboxedPages>, StoreError> {
+        let stored = self.store.get(Table::Inventory, &record_key(site)).await?;
         Ok(stored.as_deref().and_then(|bytes| serde_json::from_slice(bytes).ok()))
     }
 }
@@ -82,21 +82,23 @@ pub(super) fn is_note(key: &[u8]) -> bool {
 mod tests {
     use crate::inventory::Inventory;
     use crate::store::SledStore;
+    use crate::store::StoreHandle;
     use std::sync::Arc;
 
-    #[test]
-    fn sandboxed_pages_are_noted_per_site_bounded_and_throttled() {
-        let inventory = Inventory::new(Arc::new(SledStore::temporary().expect("store")));
+    #[tokio::test]
+    async fn sandboxed_pages_are_noted_per_site_bounded_and_throttled() {
+        let inventory =
+            Inventory::new(StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store"))));
         for index in 0..15 {
-            inventory.note_sandboxed("jupyter", &format!("/files/{index}.html"), 100).expect("noted");
+            inventory.note_sandboxed("jupyter", &format!("/files/{index}.html"), 100).await.expect("noted");
         }
-        inventory.note_sandboxed("jupyter", "/files/14.html", 120).expect("throttled");
-        inventory.note_sandboxed("jupyter", "/files/3.html", 200).expect("noted again");
-        let pages = inventory.sandboxed("jupyter").expect("read").expect("noted");
+        inventory.note_sandboxed("jupyter", "/files/14.html", 120).await.expect("throttled");
+        inventory.note_sandboxed("jupyter", "/files/3.html", 200).await.expect("noted again");
+        let pages = inventory.sandboxed("jupyter").await.expect("read").expect("noted");
         assert_eq!((pages.count, pages.last_seen), (16, 200));
         assert_eq!(pages.recent.len(), 10);
         assert_eq!(pages.recent[..2], ["/files/3.html".to_owned(), "/files/14.html".to_owned()]);
-        assert_eq!(inventory.sandboxed("other").expect("read"), None);
-        assert!(inventory.list(None).expect("list").is_empty(), "not a tool or context entry");
+        assert_eq!(inventory.sandboxed("other").await.expect("read"), None);
+        assert!(inventory.list(None).await.expect("list").is_empty(), "not a tool or context entry");
     }
 }

@@ -177,12 +177,12 @@ pub async fn rewrite(
 }
 
 /// Tells the inventory that this page of the site runs without the runtime, its tools off
-/// (written on a blocking thread; a failure is only logged).
+/// (in a task of its own, so the page never waits for it; a failure is only logged).
 fn note_sandboxed(gateway: &Gateway, site: &Site, path: &str) {
     let (inventory, site_id, path) = (gateway.inventory.clone(), site.id.clone(), path.to_owned());
-    tokio::task::spawn_blocking(move || {
+    tokio::spawn(async move {
         let now = crate::support::clock::unix_now();
-        if let Err(error) = inventory.note_sandboxed(site_id.as_str(), &path, now) {
+        if let Err(error) = inventory.note_sandboxed(site_id.as_str(), &path, now).await {
             tracing::warn!(site = %site_id, error = %error, "the sandboxed page was not noted in the inventory");
         }
     });

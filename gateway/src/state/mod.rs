@@ -123,7 +123,7 @@ impl Gateway {
             gateway_host: config.gateway_host(),
             sso,
             audit,
-            inventory: Arc::new(Inventory::new(store.clone())),
+            inventory: Arc::new(Inventory::new(crate::store::StoreHandle::Embedded(store.clone()))),
             llm,
             policy_versions: config
                 .policy_in_store
