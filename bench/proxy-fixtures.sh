@@ -137,6 +137,13 @@ EOF
 } >"$TMP/upstream.conf"
 proxy_common='proxy_pass http://backend;
             proxy_http_version 1.1;'
+# The analogue of the gateway's script injection, shared by the plain and the gzip row; upstream
+# bodies come uncompressed so sub_filter can see them.
+sub_filter_common="$proxy_common
+            proxy_set_header Connection \"\";
+            proxy_set_header Accept-Encoding \"\";
+            sub_filter '<head>' '<head><script src=\"/.toolgate/runtime.js\" defer></script>';
+            sub_filter_once on;"
 {
     nginx_common proxy
     cat <<EOF
@@ -163,11 +170,7 @@ $(nginx_temp_paths proxy)
     server {
         listen 127.0.0.1:$SUB_PORT;
         location / {
-            $proxy_common
-            proxy_set_header Connection "";
-            proxy_set_header Accept-Encoding "";
-            sub_filter '<head>' '<head><script src="/.toolgate/runtime.js" defer></script>';
-            sub_filter_once on;
+            $sub_filter_common
         }
     }
     # (d) the same with gzip on the way out, at the gateway's gzip level (text/html is always in
@@ -178,11 +181,7 @@ $(nginx_temp_paths proxy)
         gzip_comp_level $GZIP_LEVEL;
         gzip_min_length 1024;
         location / {
-            $proxy_common
-            proxy_set_header Connection "";
-            proxy_set_header Accept-Encoding "";
-            sub_filter '<head>' '<head><script src="/.toolgate/runtime.js" defer></script>';
-            sub_filter_once on;
+            $sub_filter_common
         }
     }
 }

@@ -203,7 +203,7 @@ impl Gateway {
         match self.sites_by_host.get(&site.host) {
             Some(entry) => Arc::clone(&entry.metrics.pages),
             // A site of an older configuration, still answering after a reload.
-            None => self.metrics.site_requests(site.id.as_str()).pages,
+            None => Arc::new(self.metrics.page_counters(site.id.as_str())),
         }
     }
 

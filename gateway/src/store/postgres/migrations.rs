@@ -4,6 +4,7 @@
 //! (so it also works behind a pooler in transaction mode). A migration only adds what older
 //! gateways can ignore, so an old and a new replica can share a schema during a rolling upgrade.
 
+use super::failure;
 use crate::store::StoreError;
 
 /// The schema version this gateway knows; a database at a newer one is refused.
@@ -25,10 +26,6 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
 
 /// Brings the schema to [`SCHEMA_VERSION`], or refuses a newer one.
 pub(super) async fn run(client: &mut tokio_postgres::Client) -> Result<(), StoreError> {
-    let failure = |error: tokio_postgres::Error| {
-        let cause = error.as_db_error().map(|db| format!(": {}", db.message())).unwrap_or_default();
-        StoreError(format!("database migration: {error}{cause}"))
-    };
     let transaction = client.transaction().await.map_err(failure)?;
     transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK_KEY]).await.map_err(failure)?;
     transaction
