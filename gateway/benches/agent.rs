@@ -51,7 +51,7 @@ fn setup() -> Setup {
         let config = Config::parse(&text, "bench.toml").expect("config");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
-        let running = gateway::app::start(config, listener, admin, Shutdown::new()).expect("gateway");
+        let running = gateway::app::start(config, listener, admin, Shutdown::new()).await.expect("gateway");
         let session = request(running.address, "GET", "/.toolgate/agent/session", "", "").await;
         let csrf = serde_json::from_str::<serde_json::Value>(&session).expect("session")["csrf"]
             .as_str()

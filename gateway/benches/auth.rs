@@ -23,9 +23,9 @@ fn session_cookie(criterion: &mut Criterion) {
     let store = Arc::new(SledStore::temporary().expect("store"));
     let metrics = gateway::metrics::Metrics::new();
     let audit_key = gateway::audit::digest::DigestKey::new(b"bench");
-    let audit =
-        Arc::new(gateway::audit::AuditLog::start(store.clone(), audit_key, metrics.clone()).expect("audit"));
-    let sso = Sso::new(&config, &settings, StoreHandle::Embedded(store), audit, metrics).expect("sso");
+    let store = StoreHandle::Embedded(store);
+    let audit = Arc::new(gateway::audit::AuditLog::start(&store, audit_key, metrics.clone()).expect("audit"));
+    let sso = Sso::new(&config, &settings, store, audit, metrics).expect("sso");
     let identity = Identity {
         user: "alice".into(),
         email: Some("alice@corp.example".into()),

@@ -36,3 +36,7 @@ pub mod sso;
 pub(crate) mod state;
 pub mod store;
 pub mod support;
+
+/// The agent-turn registry's types (owners, tool results, refusals), for driving replicas from
+/// the integration tests.
+pub use state::turns;

@@ -80,7 +80,11 @@ async fn respond(gateway: &Gateway, request: &Request<Incoming>) -> Response<Pro
         "/readyz" if gateway.dashboard.chain.is_damaged() => {
             text(StatusCode::SERVICE_UNAVAILABLE, "audit chain damaged: run `toolgate audit verify`\n")
         }
-        "/readyz" => text(StatusCode::OK, "ready\n"),
+        "/readyz" => match gateway.store.ping().await {
+            Ok(()) => text(StatusCode::OK, "ready\n"),
+            // The reason names the database's failure, never its password (it is not in the URL).
+            Err(error) => text(StatusCode::SERVICE_UNAVAILABLE, format!("store unreachable: {error}\n")),
+        },
         "/metrics" => {
             let mut response = text(StatusCode::OK, gateway.metrics.render());
             response.headers_mut().insert(

@@ -61,11 +61,12 @@ pub(super) async fn ask(
     // before the token leaves the gateway, so a marked submission cannot slip past unchecked.
     let form = exposed.form.clone();
     if let Some(target) = &form {
-        turn.gated_forms.register(&turn.owner.site, target, now);
+        turn.gated_forms.remember(&turn.owner.site, target, now).await;
     }
     let record = turn
         .approvals
         .request(binding, canonical.to_owned(), approver, reason, form, now)
+        .await
         .map_err(|_| "error: the approval could not be recorded".to_owned())?;
     turn.metrics.approvals.with_label_values(&["requested"]).inc();
     // Four eyes: when nobody else who may decide is signed in, the card says so at once.

@@ -33,7 +33,7 @@ pub async fn respond(
     request_id: &RequestId,
 ) -> Result<Response<ProxyBody>, ApiError> {
     let not_found = || ApiError::new(StatusCode::NOT_FOUND, "no_such_approval", "no such approval for you");
-    let record = gateway.approvals.get(id).map_err(store_error)?.ok_or_else(not_found)?;
+    let record = gateway.approvals.get(id).await.map_err(store_error)?.ok_or_else(not_found)?;
     // Only the user it is for sees it here, and only on its own site.
     if record.binding.user != caller.user_id() || record.binding.site != site.id.as_str() {
         return Err(not_found());
@@ -76,6 +76,7 @@ pub async fn respond(
                     &decision.comment,
                     now,
                 )
+                .await
                 .map_err(decide_error)?;
             let verdict = if decision.approve { "approved" } else { "denied" };
             let mut event = AuditEvent::new(EventKind::ApprovalDecision)

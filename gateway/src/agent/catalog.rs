@@ -118,7 +118,11 @@ pub async fn respond(
     let report = read_report(request, gateway.config.timeouts.body_idle).await?;
     let view = gateway.policy.current().view(&caller.subject(), &site.id);
     let tools_on = super::page_tools_on(gateway, site, caller);
-    let (tools, contexts) = decide(gateway, site, &view, tools_on, &report);
+    let (tools, contexts, gated) = decide(gateway, site, &view, tools_on, &report);
+    // An approval-gated form: the proxy checks agent-marked submissions to its action.
+    for target in &gated {
+        gateway.gated_forms.remember(site.id.as_str(), target, crate::support::clock::unix_now()).await;
+    }
     record(gateway, site, caller, report, request_id).await?;
     Ok(json(StatusCode::OK, &json!({"tools": tools, "contexts": contexts})))
 }
@@ -181,14 +185,16 @@ async fn read_report(
     Ok(report)
 }
 
-/// The answer for each reported entry; visible means anything but `deny`.
+/// The answer for each reported entry (visible means anything but `deny`), and the form actions
+/// of the tools that need an approval.
 fn decide(
     gateway: &Gateway,
     site: &Site,
     view: &PolicyView,
     tools_on: bool,
     report: &CatalogReport,
-) -> (Vec<Value>, Vec<Value>) {
+) -> (Vec<Value>, Vec<Value>, Vec<crate::approvals::FormTarget>) {
+    let mut gated = Vec::new();
     const OFF: &str = "page tools are switched off for you on this site";
     let counter = |kind: &str, decision: &str| {
         gateway.metrics.catalog_decisions.with_label_values(&[site.id.as_str(), kind, decision]).inc();
@@ -210,9 +216,8 @@ fn decide(
                 }
                 ToolDecision::Allow => ("allow", None),
             };
-            // An approval-gated form: the proxy checks agent-marked submissions to its action.
             if let ("ask_approval", Some(target)) = (decision, tool.form_target()) {
-                gateway.gated_forms.register(site.id.as_str(), &target, crate::support::clock::unix_now());
+                gated.push(target);
             }
             counter("tool", decision);
             entry(&tool.name, decision, reason)
@@ -231,7 +236,7 @@ fn decide(
             entry(&context.name, decision, reason)
         })
         .collect();
-    (tools, contexts)
+    (tools, contexts, gated)
 }
 
 fn entry(name: &str, decision: &str, reason: Option<String>) -> Value {

@@ -138,12 +138,14 @@ pub async fn start(
     let (guard, results) = gateway
         .turns
         .start(turn_id.clone(), owner.clone(), limits.max_concurrent_turns, limits.tokens_per_hour)
+        .await
         .map_err(|refusal| {
             let code = match refusal {
                 Refusal::TooManyTurns(_) => "too_many_turns",
                 Refusal::TokenBudget(_) => "token_budget",
+                Refusal::Unavailable => "store_unavailable",
             };
-            ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, refusal.message())
+            ApiError::new(refusal.status(), code, refusal.message())
         })?;
 
     let mut exposure = exposure_event(caller, site, &prepared, request_id);
@@ -202,14 +204,10 @@ pub async fn start(
         tool_timeout: limits.tool_timeout,
         request_id: request_id.as_str().to_owned(),
     };
-    let turns = gateway.turns.clone();
-    let user = caller.user_id().to_owned();
     tokio::spawn(async move {
-        if events.send(&started).await {
-            let usage = turn::run(context, events, results).await;
-            turns.spend(&user, usage.tokens);
-        }
-        drop(guard);
+        let tokens =
+            if events.send(&started).await { turn::run(context, events, results).await.tokens } else { 0 };
+        guard.finish(tokens).await;
     });
     Ok(response)
 }
@@ -248,7 +246,7 @@ pub async fn result(
     let result =
         if body.ok { Ok(body.result) } else { Err(body.error.unwrap_or_else(|| "the tool failed".into())) };
     let outcome = ToolOutcome { call_id: body.call_id, result };
-    if !gateway.turns.deliver(&body.turn_id, &caller.owner(gateway, site), outcome) {
+    if !gateway.turns.deliver(&body.turn_id, &caller.owner(gateway, site), outcome).await {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "no_such_turn",

@@ -7,6 +7,7 @@
 
 pub mod listener;
 pub mod reload;
+mod replicas;
 pub mod shutdown;
 pub mod telemetry;
 
@@ -14,6 +15,7 @@ use crate::admin;
 use crate::app::shutdown::Shutdown;
 use crate::audit::digest::DigestKey;
 use crate::audit::{AuditLog, AuditStartError};
+use crate::config::secrets::SecretRef;
 use crate::config::{Config, StoreLocation};
 use crate::metrics::Metrics;
 use crate::net::tls::{self, TlsError};
@@ -21,7 +23,7 @@ use crate::net::upstream::UpstreamClients;
 use crate::policy_store::reload::{PolicyHandle, PolicyLoadError};
 use crate::sso::{Sso, SsoStartError};
 use crate::state::{Clients, Gateway};
-use crate::store::{SledStore, Store, StoreError, StoreHandle};
+use crate::store::{PgSettings, PgStore, SledStore, Store, StoreError, StoreHandle};
 use reload::Reloader;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -65,6 +67,9 @@ pub enum StartError {
     /// The audit log cannot start (damaged store, unreadable key).
     #[error(transparent)]
     Audit(#[from] AuditStartError),
+    /// The database password could not be read.
+    #[error("store.password: {0}")]
+    StorePassword(crate::config::secrets::SecretError),
     /// The audit key could not be read.
     #[error("audit.key: {0}")]
     AuditKey(#[from] crate::config::secrets::SecretError),
@@ -96,7 +101,7 @@ impl Running {
 }
 
 /// Starts serving on the given listeners.
-pub fn start(
+pub async fn start(
     config: Config,
     listener: TcpListener,
     admin_listener: TcpListener,
@@ -111,21 +116,25 @@ pub fn start(
     };
     let upstreams = UpstreamClients::new(&config)?;
     let metrics = Metrics::new();
-    let store = open_store(&config.store, config.store_cache_bytes)?;
-    let audit =
-        Arc::new(AuditLog::start(store.clone(), audit_key(&config, store.as_ref())?, metrics.clone())?);
-    let initial = crate::policy_store::versions::in_force_at_start(&config, &store)?;
+    let store = open_store(&config).await?;
+    // Reading the audit key and the chain's end may block: off the workers.
+    let audit = {
+        let (config, store, metrics) = (config.clone(), store.clone(), metrics.clone());
+        tokio::task::spawn_blocking(move || -> Result<_, StartError> {
+            let key = audit_key(&config, store.blocking_store().as_ref())?;
+            Ok(Arc::new(AuditLog::start(&store, key, metrics)?))
+        })
+        .await
+        .map_err(|error| StoreError(format!("start-up stopped: {error}")))??
+    };
+    let initial = crate::policy_store::versions::in_force_at_start(&config, &store).await?;
     let policy = Arc::new(PolicyHandle::new(initial, &config, metrics.clone(), audit.clone()));
     let address = listener.local_addr().unwrap_or(config.server.listen);
     let admin_address = admin_listener.local_addr().unwrap_or(config.server.admin_listen);
     let sso = match &config.sso {
-        Some(settings) => Some(Arc::new(Sso::new(
-            &config,
-            settings,
-            StoreHandle::Embedded(store.clone()),
-            audit.clone(),
-            metrics.clone(),
-        )?)),
+        Some(settings) => {
+            Some(Arc::new(Sso::new(&config, settings, store.clone(), audit.clone(), metrics.clone())?))
+        }
         None => {
             tracing::warn!("insecure_no_sso: single sign-on is OFF; every request reaches sites anonymously");
             None
@@ -133,7 +142,13 @@ pub fn start(
     };
     let clients = Clients { upstreams, llm: config.llm.clone().map(crate::llm::LlmClient::new).transpose()? };
     let gateway = Arc::new(Gateway::new(config, clients, metrics, policy, sso.clone(), audit, store.clone()));
-    tokio::spawn(sweep_periodically(store.clone(), sso, gateway.approvals.clone(), shutdown.wait()));
+    gateway.gated_forms.load().await;
+    if !store.is_shared() {
+        // Leases of turns a previous run of this process held: nobody runs them any more.
+        gateway.turns.forget_every_lease().await?;
+    }
+    tokio::spawn(sweep_periodically(gateway.clone(), sso, shutdown.wait()));
+    tokio::spawn(replicas::follow(gateway.clone(), shutdown.wait()));
     let reloader = Arc::new(Reloader::new(gateway.clone(), store.clone(), certificate));
     // One SIGHUP stream drives every reload; it is registered before `start` returns.
     tokio::spawn(reloader.clone().watch(reload::hangup_signal(), shutdown.wait()));
@@ -153,11 +168,11 @@ pub fn start(
     Ok(Running { address, admin_address, shutdown, state: gateway, reloader, server, admin })
 }
 
-/// Removes expired sign-in records, old approvals and captured audit texts, until shutdown.
+/// Removes expired sign-in records, old approvals, captured audit texts, parked tool results,
+/// idle turn records and forgotten form gates, until shutdown.
 async fn sweep_periodically(
-    store: Arc<dyn Store>,
+    gateway: Arc<Gateway>,
     sso: Option<Arc<Sso>>,
-    approvals: Arc<crate::approvals::Approvals>,
     shutdown: impl Future<Output = ()>,
 ) {
     tokio::pin!(shutdown);
@@ -166,20 +181,20 @@ async fn sweep_periodically(
         tokio::select! {
             () = &mut shutdown => return,
             _ = ticker.tick() => {
-                let (store, approvals) = (store.clone(), approvals.clone());
-                let others = move || -> Result<usize, StoreError> {
-                    // Approvals stay an hour past their expiry (for the dashboard), then go.
-                    let approvals = approvals.sweep(crate::support::clock::unix_now()).map_err(|error| StoreError(error.to_string()))?;
-                    Ok(approvals + crate::audit::content::sweep(store.as_ref())?)
-                };
                 let signed_in = match &sso {
                     Some(sso) => sso.sweep().await,
                     None => Ok(0),
                 };
-                let removed = match (signed_in, crate::store::blocking(others).await) {
-                    (Ok(signed_in), Ok(others)) => Ok(signed_in + others),
-                    (Err(error), _) | (_, Err(error)) => Err(error),
-                };
+                let now = crate::support::clock::unix_now();
+                // Approvals stay an hour past their expiry (for the dashboard), then go.
+                let approvals =
+                    gateway.approvals.sweep(now).await.map_err(|error| StoreError(error.to_string()));
+                let texts = gateway.store.blocking_store();
+                let texts = crate::store::blocking(move || crate::audit::content::sweep(texts.as_ref())).await;
+                let turns = gateway.turns.sweep().await;
+                let gates = gateway.gated_forms.sweep(now).await;
+                let removed =
+                    [signed_in, approvals, texts, turns, gates].into_iter().sum::<Result<usize, StoreError>>();
                 match removed {
                     Ok(removed) if removed > 0 => tracing::info!(removed, "expired records removed"),
                     Ok(_) => {}
@@ -190,11 +205,31 @@ async fn sweep_periodically(
     }
 }
 
-/// Opens the store the configuration names.
-pub fn open_store(location: &StoreLocation, cache_bytes: Option<u64>) -> Result<Arc<dyn Store>, StoreError> {
-    Ok(match location {
-        StoreLocation::Directory(path) => Arc::new(SledStore::open(path, cache_bytes)?),
-        StoreLocation::Memory => Arc::new(SledStore::temporary()?),
+/// Opens the store the configuration names: the embedded store (on the blocking pool: opening
+/// reads its files), or a connection pool to the shared database, migrated.
+pub async fn open_store(config: &Config) -> Result<StoreHandle, StartError> {
+    let embedded = |store: SledStore| StoreHandle::Embedded(Arc::new(store));
+    Ok(match &config.store {
+        StoreLocation::Directory(path) => {
+            let (path, cache_bytes) = (path.clone(), config.store_cache_bytes);
+            embedded(crate::store::blocking(move || SledStore::open(&path, cache_bytes)).await?)
+        }
+        StoreLocation::Memory => embedded(SledStore::temporary()?),
+        StoreLocation::Database(database) => {
+            let password = database
+                .password
+                .as_ref()
+                .map(SecretRef::read)
+                .transpose()
+                .map_err(StartError::StorePassword)?;
+            let settings = PgSettings {
+                url: database.url.clone(),
+                password,
+                tls: tls::database::client_config(&database.tls)?,
+                pool_size: database.pool_size,
+            };
+            StoreHandle::Postgres(PgStore::connect(&settings).await?)
+        }
     })
 }
 
@@ -210,8 +245,13 @@ pub fn audit_key(config: &Config, store: &dyn Store) -> Result<DigestKey, StartE
         return Ok(DigestKey::new(&key));
     }
     let key = crate::support::random::random_bytes::<32>();
-    store.put(crate::store::Table::Meta, GENERATED, &key)?;
-    store.flush()?;
-    tracing::warn!("no audit.key configured: generated one and kept it in the store");
+    // Replicas starting together on one database: the first key stored is everybody's.
+    if store.compare_and_swap(crate::store::Table::Meta, GENERATED, None, Some(&key))? {
+        store.flush()?;
+        tracing::warn!("no audit.key configured: generated one and kept it in the store");
+    }
+    let key = store
+        .get(crate::store::Table::Meta, GENERATED)?
+        .ok_or_else(|| StoreError("the generated audit key vanished".to_owned()))?;
     Ok(DigestKey::new(&key))
 }

@@ -23,7 +23,7 @@ impl Approvals {
     /// error) unless the token names an approved, unused, unexpired approval for this user,
     /// session and site, for the mark's call id, for a form tool whose target is this effective
     /// method and path, and the submitted fields carry exactly the approved arguments.
-    pub fn consume_form(
+    pub async fn consume_form(
         &self,
         mark: &AgentMark,
         submission: &FormSubmission<'_>,
@@ -33,7 +33,7 @@ impl Approvals {
         let (token_id, _) = super::token::parse(token).ok_or(ApprovalError::MalformedToken)?;
         // The arguments live on the record; read it once to compare the fields outside the
         // compare-and-swap loop (they never change once recorded).
-        let record = self.get(token_id)?.ok_or(ApprovalError::Unknown)?;
+        let record = self.get(token_id).await?.ok_or(ApprovalError::Unknown)?;
         let fields_match = fields_match_args(&record.canonical_args, &mark.fields);
         let form = record.form.clone();
         self.consume_with(token, now, |binding| {
@@ -51,6 +51,7 @@ impl Approvals {
             ];
             checks.into_iter().find(|(matches, _)| !matches).map_or(Ok(()), |(_, error)| Err(error))
         })
+        .await
     }
 }
 
@@ -69,8 +70,11 @@ mod tests {
         FormSubmission { user: "alice", session: "digest", site: "expenses", action_path: "/expenses" };
 
     /// An approved form-tool call and the runtime's urlencoded submission body builder.
-    fn approved() -> (Approvals, String) {
-        let approvals = Approvals::new(Arc::new(SledStore::temporary().expect("store")), [3; 32]);
+    async fn approved() -> (Approvals, String) {
+        let approvals = Approvals::new(
+            crate::store::StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store"))),
+            [3; 32],
+        );
         let canonical = canonical_args(&json!({"amount": 1200, "note": "taxi"}));
         let binding = Binding {
             user: "alice".into(),
@@ -82,10 +86,13 @@ mod tests {
             expires_at: NOW + 300,
         };
         let form = FormTarget { method: "POST".into(), action_path: "/expenses".into() };
-        let record =
-            approvals.request(binding, canonical, Approver::User, "", Some(form), NOW).expect("request");
+        let record = approvals
+            .request(binding, canonical, Approver::User, "", Some(form), NOW)
+            .await
+            .expect("request");
         let record = approvals
             .decide(&record.id, &crate::approvals::Decider::member("alice", &[]), true, "", NOW)
+            .await
             .expect("decide");
         let token = approvals.token(&record);
         (approvals, token)
@@ -101,17 +108,17 @@ mod tests {
         result.err().map_or("consumed", |error| error.reason())
     }
 
-    #[test]
-    fn the_approved_submission_passes_once() {
-        let (approvals, token) = approved();
+    #[tokio::test]
+    async fn the_approved_submission_passes_once() {
+        let (approvals, token) = approved().await;
         let body = format!("amount=1200&note=taxi&csrf=x&__toolgate_call=call_1&__toolgate_approval={token}");
-        assert_eq!(reason(approvals.consume_form(&mark(&body), &SUBMISSION, NOW + 1)), "consumed");
-        assert_eq!(reason(approvals.consume_form(&mark(&body), &SUBMISSION, NOW + 2)), "replayed");
+        assert_eq!(reason(approvals.consume_form(&mark(&body), &SUBMISSION, NOW + 1).await), "consumed");
+        assert_eq!(reason(approvals.consume_form(&mark(&body), &SUBMISSION, NOW + 2).await), "replayed");
     }
 
-    #[test]
-    fn other_values_forms_calls_users_and_missing_tokens_are_refused() {
-        let (approvals, token) = approved();
+    #[tokio::test]
+    async fn other_values_forms_calls_users_and_missing_tokens_are_refused() {
+        let (approvals, token) = approved().await;
         let body = |amount: &str, call: &str, method: &str| {
             format!(
                 "_method={method}&amount={amount}&note=taxi&__toolgate_call={call}&__toolgate_approval={token}"
@@ -130,10 +137,10 @@ mod tests {
             (mark("amount=1200&note=taxi&__toolgate_call=call_1"), SUBMISSION, "missing_token"),
         ];
         for (mark, submission, expected) in cases {
-            assert_eq!(reason(approvals.consume_form(&mark, &submission, NOW + 1)), expected);
+            assert_eq!(reason(approvals.consume_form(&mark, &submission, NOW + 1).await), expected);
         }
         let good = mark(&body("1200", "call_1", "POST"));
-        assert_eq!(reason(approvals.consume_form(&good, &SUBMISSION, NOW + 300)), "expired");
-        assert_eq!(reason(approvals.consume_form(&good, &SUBMISSION, NOW + 1)), "consumed");
+        assert_eq!(reason(approvals.consume_form(&good, &SUBMISSION, NOW + 300).await), "expired");
+        assert_eq!(reason(approvals.consume_form(&good, &SUBMISSION, NOW + 1).await), "consumed");
     }
 }

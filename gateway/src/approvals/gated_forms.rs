@@ -1,8 +1,16 @@
 //! Which form actions are approval-gated: learnt from the agent API (a catalog report that shows
 //! a form tool needing approval, and every approval requested for a form tool), bounded per site
 //! and forgotten when no page reports them for a week. The proxy's form enforcement asks it.
+//!
+//! Every replica guards every gated action, wherever it was learnt: a new one is written to the
+//! store (`Table::GatedForms`) and announced, the others add it when they hear of it and load
+//! them all at start and after missed notices; and a replica asked about a state-changing
+//! request (not GET, HEAD, OPTIONS) to a path it does not know reads the store before letting
+//! the request pass unchecked (a store that does not answer counts as gated: the body is
+//! checked, which an unmarked submission passes).
 
 use super::FormTarget;
+use crate::store::{StoreHandle, Table};
 use std::collections::HashMap;
 use std::sync::RwLock;
 
@@ -12,6 +20,8 @@ pub const MAX_GATED_PER_SITE: usize = 256;
 pub const GATE_LIFETIME_SECONDS: u64 = 7 * 24 * 3600;
 /// Longest action path remembered (as `FormTarget` allows).
 const MAX_ACTION_PATH: usize = 2048;
+/// A known gate is written to the store again (its last report refreshed) at most this often.
+const STORE_REFRESH_SECONDS: u64 = 3600;
 /// The form actions (site, path) whose agent-marked submissions need an approval. In memory,
 /// bounded per site; sites are the configured ones, so the whole is bounded too. Any method
 /// matches: a method override (`_method`) may turn a POST into the approved DELETE, and the
@@ -20,16 +30,119 @@ const MAX_ACTION_PATH: usize = 2048;
 pub struct GatedForms {
     /// Site id → action path → when it was last reported (UNIX seconds).
     sites: RwLock<HashMap<String, HashMap<String, u64>>>,
+    /// Where every replica's gates are kept; `None`: this process's memory only (unit tests).
+    store: Option<StoreHandle>,
 }
 
 impl GatedForms {
+    /// The gates kept in `store`, shared with every replica on it.
+    pub fn new(store: StoreHandle) -> Self {
+        Self { sites: RwLock::default(), store: Some(store) }
+    }
+
+    /// [`GatedForms::register`], and, unless this replica stored it within the hour, writes it
+    /// to the store and tells the other replicas (awaited: the gate is shared before the
+    /// approval it guards is asked for).
+    pub async fn remember(&self, site: &str, target: &FormTarget, now: u64) {
+        let path = target.action_path.as_str();
+        let stored_recently =
+            self.last_seen(site, path).is_some_and(|seen| seen + STORE_REFRESH_SECONDS > now);
+        self.register(site, target, now);
+        let Some(store) = &self.store else { return };
+        if stored_recently || self.last_seen(site, path).is_none() {
+            return;
+        }
+        let written = match store.put(Table::GatedForms, &gate_key(site, path), &now.to_be_bytes()).await {
+            Ok(()) => store.announce("gate", site).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = written {
+            tracing::error!(error = %error, site, "a gated form action could not be shared with the other replicas");
+        }
+    }
+
+    /// Whether a request with `method` to `path` on `site` is checked: a gate this replica
+    /// knows, or (a state-changing method on a shared store) one the store knows.
+    pub async fn is_guarded(&self, method: &http::Method, site: &str, path: &str, now: u64) -> bool {
+        if self.is_gated(site, path, now) {
+            return true;
+        }
+        let Some(store) = self.store.as_ref().filter(|store| store.is_shared()) else { return false };
+        if method.is_safe() || !is_site_path(path) {
+            return false;
+        }
+        match store.get(Table::GatedForms, &gate_key(site, path)).await {
+            Ok(Some(bytes)) => match seen_at(&bytes) {
+                Some(seen) if seen.saturating_add(GATE_LIFETIME_SECONDS) > now => {
+                    self.register_path(site, path, seen);
+                    true
+                }
+                _ => false,
+            },
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(error = %error, site, "gated form actions unreadable; checking the request's body");
+                true
+            }
+        }
+    }
+
+    /// Adds every gate the store knows (other replicas' included) that is still reported.
+    pub async fn load(&self) {
+        let Some(store) = &self.store else { return };
+        let now = crate::support::clock::unix_now();
+        let mut from = Vec::new();
+        loop {
+            let page = match store.range(Table::GatedForms, &from, 512).await {
+                Ok(page) => page,
+                Err(error) => {
+                    tracing::error!(error = %error, "gated form actions could not be loaded");
+                    return;
+                }
+            };
+            for (key, value) in &page {
+                let text = String::from_utf8_lossy(key);
+                if let (Some((site, path)), Some(seen)) = (text.split_once('\0'), seen_at(value))
+                    && seen.saturating_add(GATE_LIFETIME_SECONDS) > now
+                    && is_site_path(path)
+                {
+                    self.register_path(site, path, seen);
+                }
+            }
+            let Some((last, _)) = page.last() else { return };
+            if page.len() < 512 {
+                return;
+            }
+            from = last.clone();
+            from.push(0);
+        }
+    }
+
+    /// Removes the stored gates nobody reported for a week; returns how many.
+    pub async fn sweep(&self, now: u64) -> Result<usize, crate::store::StoreError> {
+        let Some(store) = &self.store else { return Ok(0) };
+        store
+            .sweep(Table::GatedForms, move |bytes| {
+                seen_at(bytes).is_none_or(|seen| seen.saturating_add(GATE_LIFETIME_SECONDS) <= now)
+            })
+            .await
+    }
+
+    fn last_seen(&self, site: &str, path: &str) -> Option<u64> {
+        let sites = self.sites.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        sites.get(site).and_then(|paths| paths.get(path)).copied()
+    }
+
     /// Remembers that `target` on `site` is an approval-gated form action (refreshes it when
     /// known). Paths that are not absolute on the site itself are ignored.
     pub fn register(&self, site: &str, target: &FormTarget, now: u64) {
         let path = target.action_path.as_str();
-        if !is_site_path(path) {
-            return;
+        if is_site_path(path) {
+            self.register_path(site, path, now);
         }
+    }
+
+    fn register_path(&self, site: &str, path: &str, now: u64) {
         let mut sites = self.sites.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         let paths = sites.entry(site.to_owned()).or_default();
         if !paths.contains_key(path) && paths.len() >= MAX_GATED_PER_SITE {
@@ -41,7 +154,8 @@ impl GatedForms {
                 paths.remove(&oldest);
             }
         }
-        paths.insert(path.to_owned(), now);
+        let seen = paths.entry(path.to_owned()).or_insert(now);
+        *seen = (*seen).max(now);
     }
 
     /// Whether requests to `path` on `site` are checked.
@@ -52,6 +166,16 @@ impl GatedForms {
             .and_then(|paths| paths.get(path))
             .is_some_and(|seen| seen.saturating_add(GATE_LIFETIME_SECONDS) > now)
     }
+}
+
+/// A gate's store key: the site and the path.
+fn gate_key(site: &str, path: &str) -> Vec<u8> {
+    format!("{site}\0{path}").into_bytes()
+}
+
+/// When a stored gate was last reported.
+fn seen_at(bytes: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(bytes.try_into().ok()?))
 }
 
 /// A form target from the page's report, if it is one the proxy can guard: an upper-case method

@@ -25,12 +25,11 @@ pub use gated_forms::{GatedForms, reported_target};
 pub use record::{ApprovalRecord, ApprovalState, Approver, Binding, FormTarget};
 
 use crate::inventory::{canonical_json, sha256_hex};
-use crate::store::{Store, Table};
+use crate::store::{StoreHandle, Table};
 use crate::support::clock::unix_now;
 use crate::support::random::random_bytes;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use std::sync::Arc;
 use std::time::Duration;
 use token::ApprovalKeys;
 use tokio::sync::watch;
@@ -46,7 +45,8 @@ const MAX_REASON: usize = 1024;
 const CAS_ATTEMPTS: usize = 16;
 /// Records are kept this long past their expiry (for the panel and the dashboard), then swept.
 const RETENTION_SECONDS: u64 = 3600;
-/// A waiter re-reads the store at least this often (decisions made by another replica).
+/// A waiter re-reads the store at least this often, in case a decision another replica made was
+/// not announced (its notice lost to a reconnection).
 const POLL_INTERVAL: Duration = Duration::from_secs(2);
 /// Who decides an approval: a user, their groups, and whether they administer the gateway
 /// (administrators decide any group's approval, never their own call).
@@ -81,7 +81,7 @@ const MAX_PENDING_LISTED: usize = 1000;
 
 /// Approvals over the store.
 pub struct Approvals {
-    store: Arc<dyn Store>,
+    store: StoreHandle,
     keys: ApprovalKeys,
     /// Bumped on every state change this process makes; waiters re-read their record.
     changes: watch::Sender<u64>,
@@ -99,7 +99,7 @@ enum Step {
 
 impl Approvals {
     /// Approvals kept in `store`, with tokens signed by keys derived from `key`.
-    pub fn new(store: Arc<dyn Store>, key: [u8; 32]) -> Self {
+    pub fn new(store: StoreHandle, key: [u8; 32]) -> Self {
         Self { store, keys: ApprovalKeys::new(&key), changes: watch::Sender::new(0) }
     }
 
@@ -110,7 +110,7 @@ impl Approvals {
 
     /// Records a pending approval. `binding.args_digest` must be the digest of `canonical_args`,
     /// which must be canonical JSON ([`canonical_args`]) of at most 64 KiB.
-    pub fn request(
+    pub async fn request(
         &self,
         binding: Binding,
         canonical_args: String,
@@ -134,8 +134,9 @@ impl Approvals {
             record.id = URL_SAFE_NO_PAD.encode(random_bytes::<16>());
             let bytes = encode(&record)?;
             // Insert only if absent: a colliding id never overwrites another approval.
-            if self.store.compare_and_swap(Table::Approvals, record.id.as_bytes(), None, Some(&bytes))? {
-                self.notify();
+            if self.store.compare_and_swap(Table::Approvals, record.id.as_bytes(), None, Some(&bytes)).await?
+            {
+                self.changed(&record.id).await;
                 return Ok(record);
             }
         }
@@ -143,14 +144,14 @@ impl Approvals {
     }
 
     /// The record with this id.
-    pub fn get(&self, id: &str) -> Result<Option<ApprovalRecord>, ApprovalError> {
-        Ok(self.read(id)?.map(|(record, _)| record))
+    pub async fn get(&self, id: &str) -> Result<Option<ApprovalRecord>, ApprovalError> {
+        Ok(self.read(id).await?.map(|(record, _)| record))
     }
 
     /// Approves or denies. For [`Approver::User`] only the user who asked may decide; for
     /// [`Approver::Group`] only a member of the group who is not that user. Only `Pending` moves
     /// (compare-and-swap); past its expiry the record becomes `Expired` and the call fails.
-    pub fn decide(
+    pub async fn decide(
         &self,
         id: &str,
         decider: &Decider<'_>,
@@ -194,17 +195,18 @@ impl Approvals {
                 _ => Err(ApprovalError::AlreadyDecided),
             }
         })
+        .await
     }
 
     /// Resolves when the record leaves `Pending`, or at `deadline` (or the binding's expiry,
-    /// whichever is first) with the record marked `Expired`. Decisions made in this process wake
-    /// it at once; the store is re-read every 2 s for decisions made elsewhere.
+    /// whichever is first) with the record marked `Expired`. Decisions made in this process, and
+    /// those another replica announces, wake it at once; the store is re-read every 2 s anyway.
     pub async fn wait(&self, id: &str, deadline: Instant) -> Result<ApprovalRecord, ApprovalError> {
         let mut changes = self.changes.subscribe();
         loop {
             // Mark the current version seen before reading, so a change after the read wakes us.
             let _ = changes.borrow_and_update();
-            let record = self.get(id)?.ok_or(ApprovalError::Unknown)?;
+            let record = self.get(id).await?.ok_or(ApprovalError::Unknown)?;
             if record.state != ApprovalState::Pending {
                 return Ok(record);
             }
@@ -212,7 +214,7 @@ impl Approvals {
                 Instant::now() + Duration::from_secs(record.binding.expires_at.saturating_sub(unix_now())),
             );
             if Instant::now() >= until {
-                return self.expire(id);
+                return self.expire(id).await;
             }
             let poll = until.min(Instant::now() + POLL_INTERVAL);
             tokio::select! {
@@ -236,7 +238,7 @@ impl Approvals {
     /// session, site, tool, args digest, call id; `expected.expires_at` is not compared — the
     /// record's expiry, signed into the token, governs) and moves `Approved → Consumed` with
     /// compare-and-swap. Each way of failing has its own error.
-    pub fn consume(
+    pub async fn consume(
         &self,
         token: &str,
         expected: &Binding,
@@ -253,16 +255,17 @@ impl Approvals {
             ];
             checks.into_iter().find(|(matches, _)| !matches).map_or(Ok(()), |(_, error)| Err(error))
         })
+        .await
     }
 
     /// Pending group approvals in `queue` (the dashboard's and the approvals API's), oldest
     /// first, without those past their expiry.
-    pub fn pending_for(&self, queue: Queue<'_>) -> Result<Vec<ApprovalRecord>, ApprovalError> {
+    pub async fn pending_for(&self, queue: Queue<'_>) -> Result<Vec<ApprovalRecord>, ApprovalError> {
         let now = unix_now();
         let mut pending = Vec::new();
         let mut from = Vec::new();
         loop {
-            let batch = self.store.range(Table::Approvals, &from, 256)?;
+            let batch = self.store.range(Table::Approvals, &from, 256).await?;
             let Some((last_key, _)) = batch.last() else { break };
             from = last_key.clone();
             from.push(0);
@@ -288,17 +291,17 @@ impl Approvals {
     }
 
     /// Removes records an hour past their expiry (and unreadable ones); returns how many.
-    pub fn sweep(&self, now: u64) -> Result<usize, ApprovalError> {
-        let stale = |bytes: &[u8]| {
+    pub async fn sweep(&self, now: u64) -> Result<usize, ApprovalError> {
+        let stale = move |bytes: &[u8]| {
             serde_json::from_slice::<ApprovalRecord>(bytes)
                 .map_or(true, |record| now >= record.binding.expires_at.saturating_add(RETENTION_SECONDS))
         };
-        Ok(self.store.sweep(Table::Approvals, &stale)?)
+        Ok(self.store.sweep(Table::Approvals, stale).await?)
     }
 
     /// The shared part of [`Self::consume`] and [`Self::consume_form`]: token → record, tag
     /// check, caller's binding check, state check, compare-and-swap to `Consumed`.
-    fn consume_with(
+    async fn consume_with(
         &self,
         token: &str,
         now: u64,
@@ -320,28 +323,31 @@ impl Approvals {
                 ApprovalState::Pending => Err(ApprovalError::NotApproved),
             }
         })
+        .await
     }
 
     /// Marks a pending record expired (a waiter's deadline passed); a record decided meanwhile
     /// is returned as decided.
-    fn expire(&self, id: &str) -> Result<ApprovalRecord, ApprovalError> {
-        let result = self.update(id, |record| {
-            Ok(if record.state == ApprovalState::Pending { Step::Expire } else { Step::Keep })
-        });
+    async fn expire(&self, id: &str) -> Result<ApprovalRecord, ApprovalError> {
+        let result = self
+            .update(id, |record| {
+                Ok(if record.state == ApprovalState::Pending { Step::Expire } else { Step::Keep })
+            })
+            .await;
         match result {
-            Err(ApprovalError::Expired) => self.get(id)?.ok_or(ApprovalError::Unknown),
+            Err(ApprovalError::Expired) => self.get(id).await?.ok_or(ApprovalError::Unknown),
             other => other,
         }
     }
 
     /// Read, decide with `step`, compare-and-swap; retried when another writer got there first.
-    fn update(
+    async fn update(
         &self,
         id: &str,
         step: impl Fn(&ApprovalRecord) -> Result<Step, ApprovalError>,
     ) -> Result<ApprovalRecord, ApprovalError> {
         for _ in 0..CAS_ATTEMPTS {
-            let (record, old) = self.read(id)?.ok_or(ApprovalError::Unknown)?;
+            let (record, old) = self.read(id).await?.ok_or(ApprovalError::Unknown)?;
             let (new, outcome) = match step(&record)? {
                 Step::Keep => return Ok(record),
                 Step::Move(state) => (ApprovalRecord { state, ..record }, None),
@@ -350,24 +356,35 @@ impl Approvals {
                 }
             };
             let bytes = encode(&new)?;
-            if self.store.compare_and_swap(Table::Approvals, id.as_bytes(), Some(&old), Some(&bytes))? {
-                self.notify();
+            if self.store.compare_and_swap(Table::Approvals, id.as_bytes(), Some(&old), Some(&bytes)).await? {
+                self.changed(id).await;
                 return outcome.map_or(Ok(new), Err);
             }
         }
         Err(ApprovalError::Contended)
     }
 
-    fn read(&self, id: &str) -> Result<Option<(ApprovalRecord, Vec<u8>)>, ApprovalError> {
+    async fn read(&self, id: &str) -> Result<Option<(ApprovalRecord, Vec<u8>)>, ApprovalError> {
         if !token::is_id(id) {
             return Ok(None);
         }
-        let Some(bytes) = self.store.get(Table::Approvals, id.as_bytes())? else { return Ok(None) };
+        let Some(bytes) = self.store.get(Table::Approvals, id.as_bytes()).await? else { return Ok(None) };
         let record = serde_json::from_slice(&bytes).map_err(|_| ApprovalError::Corrupt(id.to_owned()))?;
         Ok(Some((record, bytes)))
     }
 
-    fn notify(&self) {
+    /// Wakes this process's waiters and tells the other replicas' (a lost notice costs them at
+    /// most one poll interval, so a failure is only logged).
+    async fn changed(&self, id: &str) {
+        self.changed_elsewhere();
+        if let Err(error) = self.store.announce("approval", id).await {
+            tracing::warn!(error = %error, "an approval change could not be announced to the other replicas");
+        }
+    }
+
+    /// An approval changed on another replica (or notices may have been missed): every waiter
+    /// re-reads its record.
+    pub fn changed_elsewhere(&self) {
         self.changes.send_modify(|version| *version = version.wrapping_add(1));
     }
 }

@@ -48,7 +48,7 @@ pub async fn handle(
     };
     let path = request.uri().path().to_owned();
     match (request.method().clone(), path.strip_prefix("/.toolgate/approvals/")) {
-        (Method::GET, None) => match gateway.approvals.pending_for(queue(gateway, &identity)) {
+        (Method::GET, None) => match gateway.approvals.pending_for(queue(gateway, &identity)).await {
             Ok(records) => {
                 let listed: Vec<Value> = records.iter().map(view).collect();
                 answer(StatusCode::OK, &json!({ "approvals": listed }))
@@ -122,8 +122,11 @@ pub async fn decide_and_audit(
     let now = crate::support::clock::unix_now();
     let admin = standing(gateway, identity).admin;
     let decider = Decider { user: &identity.user, groups: &identity.groups, admin };
-    let decided =
-        gateway.approvals.decide(id, &decider, approve, comment, now).map_err(DecideFailure::Refused)?;
+    let decided = gateway
+        .approvals
+        .decide(id, &decider, approve, comment, now)
+        .await
+        .map_err(DecideFailure::Refused)?;
     let as_member = matches!(&decided.approver, Approver::Group(group) if identity.groups.contains(group));
     let verdict = if approve { "approved" } else { "denied" };
     let mut event = AuditEvent::new(EventKind::ApprovalDecision)

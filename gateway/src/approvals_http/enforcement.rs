@@ -38,7 +38,7 @@ pub async fn check(
     request_id: &RequestId,
 ) -> Result<Request<ProxyBody>, Response<ProxyBody>> {
     let now = crate::support::clock::unix_now();
-    if !gateway.gated_forms.is_gated(site.id.as_str(), request.uri().path(), now) {
+    if !gateway.gated_forms.is_guarded(request.method(), site.id.as_str(), request.uri().path(), now).await {
         return Ok(request.map(|body| body.map_err(Into::into).boxed_unsync()));
     }
     let refuse = Refusal { gateway, site, signed_in, path: request.uri().path().to_owned(), request_id };
@@ -72,7 +72,7 @@ pub async fn check(
         site: site.id.as_str(),
         action_path: &refuse.path,
     };
-    match gateway.approvals.consume_form(&mark, &submission, now) {
+    match gateway.approvals.consume_form(&mark, &submission, now).await {
         Ok(record) => {
             gateway.metrics.approvals.with_label_values(&["consumed"]).inc();
             tracing::info!(site = %site.id, tool = %record.binding.tool, "approved form submission");

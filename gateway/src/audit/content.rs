@@ -3,7 +3,7 @@
 //! number and name, with an expiry. The chained record holds only the keyed digest, so removing
 //! expired content never breaks verification, and the digest proves what the text was.
 
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Store, StoreError, StoreHandle, Table};
 use crate::support::clock::unix_now as now;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,8 +17,8 @@ struct Captured {
 }
 
 /// Keeps the texts of record `seq` for `retention`.
-pub fn keep(
-    store: &dyn Store,
+pub async fn keep(
+    store: &StoreHandle,
     seq: u64,
     texts: &[(&str, &str)],
     retention: Duration,
@@ -32,8 +32,8 @@ pub fn keep(
             Ok((key(seq, name), value))
         })
         .collect();
-    store.put_batch(Table::AuditContent, &entries?)?;
-    store.flush()
+    store.put_batch(Table::AuditContent, entries?).await?;
+    store.flush().await
 }
 
 /// The captured texts of record `seq` that have not expired, by name.

@@ -20,7 +20,7 @@ pub mod verify;
 mod writer;
 
 use crate::metrics::Metrics;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{PgBlocking, Store, StoreError, StoreHandle, Table};
 use chain::Record;
 use digest::DigestKey;
 use event::{AuditEvent, EventKind};
@@ -93,17 +93,28 @@ pub struct AuditLog {
     queue: mpsc::Sender<writer::Pending>,
     key: DigestKey,
     healthy: Arc<AtomicBool>,
+    /// The store for blocking readers (`read`, verification, backups).
     store: Arc<dyn Store>,
+    handle: StoreHandle,
 }
 
 impl AuditLog {
-    /// Opens the log: checks the end of the chain, then starts the writer.
-    pub fn start(store: Arc<dyn Store>, key: DigestKey, metrics: Metrics) -> Result<Self, AuditStartError> {
-        check_tail(store.as_ref())?;
+    /// Opens the log: checks the end of the chain, then starts the writer. It reads the store,
+    /// so it runs where a thread may block (the blocking pool), inside the runtime that drives
+    /// the store.
+    pub fn start(store: &StoreHandle, key: DigestKey, metrics: Metrics) -> Result<Self, AuditStartError> {
+        let blocking = store.blocking_store();
+        check_tail(blocking.as_ref())?;
         let (queue, receiver) = mpsc::channel(QUEUE);
         let healthy = Arc::new(AtomicBool::new(true));
-        writer::spawn(store.clone(), receiver, healthy.clone(), metrics).map_err(AuditStartError::Thread)?;
-        Ok(Self { queue, key, healthy, store })
+        let sink = match store {
+            StoreHandle::Embedded(store) => writer::Sink::Embedded(store.clone()),
+            StoreHandle::Postgres(store) => {
+                writer::Sink::Shared(PgBlocking::new(store.clone(), tokio::runtime::Handle::current()))
+            }
+        };
+        writer::spawn(sink, receiver, healthy.clone(), metrics).map_err(AuditStartError::Thread)?;
+        Ok(Self { queue, key, healthy, store: blocking, handle: store.clone() })
     }
 
     /// Records an event; returns its sequence number once it is durable.
@@ -172,7 +183,7 @@ impl AuditLog {
         if let Some(retention) = capture {
             // The record is durable; its texts are evidence on top, so a failure here is logged
             // rather than undoing the action.
-            if let Err(error) = content::keep(self.store.as_ref(), seq, texts, retention) {
+            if let Err(error) = content::keep(&self.handle, seq, texts, retention).await {
                 tracing::error!(error = %error, seq, "captured audit content not stored");
             }
         }
@@ -189,9 +200,15 @@ impl AuditLog {
         self.healthy.load(Ordering::Relaxed)
     }
 
-    /// The store the log lives in (queries and exports read it).
+    /// The store the log lives in, for readers on a thread that may block (verification,
+    /// backups); async callers use [`AuditLog::read`].
     pub fn store(&self) -> &dyn Store {
         self.store.as_ref()
+    }
+
+    /// The store the log lives in, for async callers.
+    pub fn handle(&self) -> &StoreHandle {
+        &self.handle
     }
 
     /// Runs `read` over the log's store on the blocking pool, so an async caller (the audit API,
@@ -212,13 +229,11 @@ impl AuditLog {
 
 /// The prune checkpoint, if the log was ever pruned.
 pub fn checkpoint(store: &dyn Store) -> Result<Option<Checkpoint>, StoreError> {
-    store
-        .get(Table::Meta, CHECKPOINT_KEY)?
-        .map(|bytes| {
-            serde_json::from_slice(&bytes)
-                .map_err(|error| StoreError(format!("corrupt audit checkpoint: {error}")))
-        })
-        .transpose()
+    store.get(Table::Meta, CHECKPOINT_KEY)?.map(|bytes| parse_checkpoint(&bytes)).transpose()
+}
+
+fn parse_checkpoint(bytes: &[u8]) -> Result<Checkpoint, StoreError> {
+    serde_json::from_slice(bytes).map_err(|error| StoreError(format!("corrupt audit checkpoint: {error}")))
 }
 
 /// What a prune will remove: the records up to and including `last` (`count` of them).

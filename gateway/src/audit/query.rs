@@ -3,29 +3,16 @@
 
 use super::chain::Record;
 use crate::store::{Store, StoreError, Table};
-use std::time::SystemTime;
 
 /// Records read per store call while filtering.
 const PAGE: usize = 1024;
 /// Most records in one answer.
 pub const MAX_LIMIT: usize = 1000;
 
-/// Which records to return.
-#[derive(Debug, Clone, Default)]
-pub struct Filter {
-    /// Written at or after.
-    pub since: Option<SystemTime>,
-    /// Written before.
-    pub until: Option<SystemTime>,
-    /// By this user id.
-    pub user: Option<String>,
-    /// On this site.
-    pub site: Option<String>,
-    /// Of this kind (`login`, `access_denied`…).
-    pub kind: Option<String>,
-    /// With this decision.
-    pub decision: Option<String>,
-}
+/// Which records to return: written at or after `since` and before `until`, by user, on site,
+/// of kind (`login`, `access_denied`…), with decision. The store's type, so a store that indexes
+/// the log's columns (PostgreSQL) answers it itself.
+pub use crate::store::AuditQuery as Filter;
 
 impl Filter {
     fn matches(&self, record: &Record) -> bool {
@@ -52,9 +39,19 @@ pub struct Page {
     pub next: Option<u64>,
 }
 
-/// Up to `limit` records after sequence number `after` that match `filter`.
+/// Up to `limit` records after sequence number `after` that match `filter`: through the store's
+/// own index where it has one, else by reading the log in order.
 pub fn find(store: &dyn Store, filter: &Filter, after: u64, limit: usize) -> Result<Page, StoreError> {
     let limit = limit.clamp(1, MAX_LIMIT);
+    if let Some(found) = store.find_audit(filter, after, limit) {
+        let records = found?
+            .iter()
+            .map(|bytes| serde_json::from_slice::<Record>(bytes))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| StoreError(format!("corrupt audit record: {error}")))?;
+        let next = (records.len() == limit).then(|| records.last().map(|record| record.seq)).flatten();
+        return Ok(Page { records, next });
+    }
     let mut records = Vec::new();
     let mut from = Record::key(after.saturating_add(1)).to_vec();
     loop {

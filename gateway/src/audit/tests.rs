@@ -15,7 +15,8 @@ fn key() -> DigestKey {
 
 async fn log_with(count: u64) -> (Arc<SledStore>, AuditLog) {
     let store = Arc::new(SledStore::temporary().expect("store"));
-    let log = AuditLog::start(store.clone(), key(), Metrics::new()).expect("log");
+    let log = AuditLog::start(&crate::store::StoreHandle::Embedded(store.clone()), key(), Metrics::new())
+        .expect("log");
     for index in 0..count {
         let event = AuditEvent::new(EventKind::Login)
             .actor(&format!("user-{index}"), None, &[])
@@ -96,7 +97,9 @@ async fn damage_is_reported_at_start_up_not_accepted() {
     let mut bytes = record(&store, 29);
     bytes.truncate(bytes.len() / 2);
     store.put(Table::Audit, &Record::key(29), &bytes).expect("truncate record");
-    let error = AuditLog::start(store.clone(), key(), Metrics::new()).err().expect("refused");
+    let error = AuditLog::start(&crate::store::StoreHandle::Embedded(store.clone()), key(), Metrics::new())
+        .err()
+        .expect("refused");
     assert!(error.to_string().contains("record 29"), "{error}");
 }
 
@@ -195,7 +198,8 @@ async fn nothing_is_acknowledged_while_the_disk_fails_and_writing_resumes_after(
         broken: AtomicBool::new(false),
     });
     let metrics = Metrics::new();
-    let log = AuditLog::start(disk.clone(), key(), metrics.clone()).expect("log");
+    let log = AuditLog::start(&crate::store::StoreHandle::Embedded(disk.clone()), key(), metrics.clone())
+        .expect("log");
     assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Ok(1));
     disk.broken.store(true, std::sync::atomic::Ordering::Relaxed);
     assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Err(AuditError::Unavailable));

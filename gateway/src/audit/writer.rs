@@ -5,8 +5,9 @@
 
 use super::chain::{GENESIS, Record};
 use super::event::AuditEvent;
-use super::{AuditError, HEAD_KEY, Head};
-use crate::store::{Store, Table};
+use super::{AuditError, CHECKPOINT_KEY, HEAD_KEY, Head};
+use crate::store::postgres::{ChainAppend, ChainTip};
+use crate::store::{PgBlocking, Store, StoreError, Table};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{mpsc, oneshot};
@@ -27,6 +28,14 @@ pub struct Pending {
 /// of such records.
 const LINGER: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// Where the writer appends.
+pub enum Sink {
+    /// The embedded store: this writer is the chain's only one, so it keeps the tail in memory.
+    Embedded(Arc<dyn Store>),
+    /// PostgreSQL: other replicas append too, so every batch reads the tip under the chain lock.
+    Shared(PgBlocking),
+}
+
 /// The writer's view of the log's end.
 struct Tail {
     seq: u64,
@@ -35,7 +44,7 @@ struct Tail {
 
 /// Starts the writer thread.
 pub fn spawn(
-    store: Arc<dyn Store>,
+    sink: Sink,
     mut queue: mpsc::Receiver<Pending>,
     healthy: Arc<AtomicBool>,
     metrics: crate::metrics::Metrics,
@@ -59,7 +68,7 @@ pub fn spawn(
                     Ok(next) => next,
                     // Nobody came to share a flush: the held records go alone.
                     Err(_elapsed) => {
-                        commit(store.as_ref(), &mut tail, std::mem::take(&mut held), &healthy, &metrics);
+                        commit(&sink, &mut tail, std::mem::take(&mut held), &healthy, &metrics);
                         continue;
                     }
                 }
@@ -67,7 +76,7 @@ pub fn spawn(
             let Some(first) = next else {
                 // Every handle is gone: what is held is written before the thread ends.
                 if !held.is_empty() {
-                    commit(store.as_ref(), &mut tail, held, &healthy, &metrics);
+                    commit(&sink, &mut tail, held, &healthy, &metrics);
                 }
                 return;
             };
@@ -83,7 +92,7 @@ pub fn spawn(
                 held = batch;
                 continue;
             }
-            commit(store.as_ref(), &mut tail, batch, &healthy, &metrics);
+            commit(&sink, &mut tail, batch, &healthy, &metrics);
         }
     })?;
     Ok(())
@@ -91,19 +100,23 @@ pub fn spawn(
 
 /// Writes one batch and tells everyone waiting how it went.
 fn commit(
-    store: &dyn Store,
+    sink: &Sink,
     tail: &mut Option<Tail>,
     batch: Vec<Pending>,
     healthy: &AtomicBool,
     metrics: &crate::metrics::Metrics,
 ) {
-    match write(store, tail, &batch) {
+    let written = match sink {
+        Sink::Embedded(store) => write(store.as_ref(), tail, &batch),
+        Sink::Shared(store) => append(store, &batch),
+    };
+    match written {
         Ok(first_seq) => {
             healthy.store(true, Ordering::Relaxed);
             let mut seq = first_seq;
             for pending in batch {
                 // A barrier gets the sequence number of the last record before it.
-                let acknowledged = if pending.event.is_some() { seq } else { seq - 1 };
+                let acknowledged = if pending.event.is_some() { seq } else { seq.saturating_sub(1) };
                 seq += u64::from(pending.event.is_some());
                 if let Some(acknowledge) = pending.acknowledge {
                     let _ = acknowledge.send(Ok(acknowledged));
@@ -128,11 +141,7 @@ fn commit(
 }
 
 /// Chains, stores and flushes one batch; returns the first sequence number used.
-fn write(
-    store: &dyn Store,
-    tail: &mut Option<Tail>,
-    batch: &[Pending],
-) -> Result<u64, crate::store::StoreError> {
+fn write(store: &dyn Store, tail: &mut Option<Tail>, batch: &[Pending]) -> Result<u64, StoreError> {
     let mut current = match tail.take() {
         Some(tail) => tail,
         None => read_tail(store)?,
@@ -140,11 +149,9 @@ fn write(
     let first = current.seq + 1;
     let mut records = Vec::with_capacity(batch.len());
     for event in batch.iter().filter_map(|pending| pending.event.as_ref()) {
-        let record = Record::seal(current.seq + 1, now(), current.hash.clone(), event.clone());
-        current = Tail { seq: record.seq, hash: record.hash.clone() };
-        let bytes =
-            serde_json::to_vec(&record).map_err(|error| crate::store::StoreError(error.to_string()))?;
-        records.push((Record::key(record.seq).to_vec(), bytes));
+        let (record, bytes) = seal(&current, event)?;
+        current = Tail { seq: record.seq, hash: record.hash };
+        records.push((Record::key(current.seq).to_vec(), bytes));
     }
     if records.is_empty() {
         // Only barriers: everything before them was made durable by an earlier batch.
@@ -152,8 +159,7 @@ fn write(
         return Ok(first);
     }
     store.put_batch(Table::Audit, &records)?;
-    let head = serde_json::to_vec(&Head { seq: current.seq, hash: current.hash.clone() })
-        .map_err(|error| crate::store::StoreError(error.to_string()))?;
+    let head = head_bytes(&current)?;
     let durable = store.put(Table::Meta, HEAD_KEY, &head).and_then(|()| store.flush());
     if let Err(error) = durable {
         // The callers are told the batch failed, so it must not stay in the log either (sled
@@ -167,14 +173,57 @@ fn write(
     Ok(first)
 }
 
+/// Seals one batch onto the shared chain in one transaction; returns the first sequence number
+/// used. A batch of barriers only has nothing to write: what was queued before them was
+/// committed by an earlier batch.
+fn append(store: &PgBlocking, batch: &[Pending]) -> Result<u64, StoreError> {
+    let events: Vec<&AuditEvent> = batch.iter().filter_map(|pending| pending.event.as_ref()).collect();
+    if events.is_empty() {
+        return Ok(1);
+    }
+    let mut first = 0;
+    store.append_chain(HEAD_KEY, CHECKPOINT_KEY, |tip: ChainTip| {
+        let ChainTip { last, checkpoint } = tip;
+        let checkpoint = checkpoint.map(|bytes| super::parse_checkpoint(&bytes)).transpose()?;
+        let mut current = tail_of(last.as_deref(), checkpoint)?;
+        first = current.seq + 1;
+        let mut records = Vec::with_capacity(events.len());
+        for event in &events {
+            let (record, bytes) = seal(&current, event)?;
+            current = Tail { seq: record.seq, hash: record.hash };
+            records.push((Record::key(current.seq).to_vec(), bytes));
+        }
+        Ok(ChainAppend { records, head: head_bytes(&current)? })
+    })?;
+    Ok(first)
+}
+
+/// The record after `tail`, and its stored bytes.
+fn seal(tail: &Tail, event: &AuditEvent) -> Result<(Record, Vec<u8>), StoreError> {
+    let record = Record::seal(tail.seq + 1, now(), tail.hash.clone(), event.clone());
+    let bytes = serde_json::to_vec(&record).map_err(|error| StoreError(error.to_string()))?;
+    Ok((record, bytes))
+}
+
+fn head_bytes(tail: &Tail) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(&Head { seq: tail.seq, hash: tail.hash.clone() })
+        .map_err(|error| StoreError(error.to_string()))
+}
+
 /// The last record in the store, or the checkpoint after a prune, or the genesis.
-fn read_tail(store: &dyn Store) -> Result<Tail, crate::store::StoreError> {
-    if let Some((_, bytes)) = store.last(Table::Audit)? {
-        let record: Record = serde_json::from_slice(&bytes)
-            .map_err(|error| crate::store::StoreError(format!("corrupt audit record: {error}")))?;
+fn read_tail(store: &dyn Store) -> Result<Tail, StoreError> {
+    let last = store.last(Table::Audit)?.map(|(_, bytes)| bytes);
+    tail_of(last.as_deref(), super::checkpoint(store)?)
+}
+
+/// The tail after `last` (a stored record), else after the checkpoint, else at the genesis.
+fn tail_of(last: Option<&[u8]>, checkpoint: Option<super::Checkpoint>) -> Result<Tail, StoreError> {
+    if let Some(bytes) = last {
+        let record: Record = serde_json::from_slice(bytes)
+            .map_err(|error| StoreError(format!("corrupt audit record: {error}")))?;
         return Ok(Tail { seq: record.seq, hash: record.hash });
     }
-    Ok(match super::checkpoint(store)? {
+    Ok(match checkpoint {
         Some(checkpoint) => Tail { seq: checkpoint.seq, hash: checkpoint.hash },
         None => Tail { seq: 0, hash: GENESIS.to_owned() },
     })

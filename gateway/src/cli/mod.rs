@@ -200,7 +200,7 @@ fn run(path: &std::path::Path) -> anyhow::Result<()> {
         let scheme = if config.server.tls.is_some() { "https" } else { "http" };
         let shutdown = Shutdown::new();
         shutdown.on_process_signals();
-        let running = app::start(config, listener, admin_listener, shutdown)?;
+        let running = app::start(config, listener, admin_listener, shutdown).await?;
         println!("toolgate listening on {scheme}://{}", running.address);
         println!("toolgate admin on http://{}", running.admin_address);
         running.stopped().await;
@@ -245,6 +245,26 @@ async fn demo_model(port: u16) -> anyhow::Result<()> {
     println!("toolgate demo model listening on http://{address}");
     crate::demo::model::serve(listener, shutdown.wait()).await?;
     Ok(())
+}
+
+/// Opens the configured store and runs `work` with it on a thread that may block (the embedded
+/// store's calls and the database's blocking adapter both wait there), inside a runtime that
+/// drives the database's connections; `work` reaches that runtime with `Handle::current()`.
+pub(crate) fn with_store<T: Send + 'static>(
+    config: &Config,
+    work: impl FnOnce(crate::store::StoreHandle, std::sync::Arc<dyn crate::store::Store>) -> anyhow::Result<T>
+    + Send
+    + 'static,
+) -> anyhow::Result<T> {
+    with_runtime(async {
+        let store = app::open_store(config).await?;
+        tokio::task::spawn_blocking(move || {
+            let blocking = store.blocking_store();
+            work(store, blocking)
+        })
+        .await
+        .context("the command stopped")?
+    })
 }
 
 fn with_runtime<T>(future: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {

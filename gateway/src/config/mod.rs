@@ -18,6 +18,7 @@ mod problem;
 mod raw;
 mod site;
 mod sso;
+mod store;
 mod tls;
 mod values;
 
@@ -28,6 +29,7 @@ pub use llm::LlmConfig;
 pub use problem::{ConfigError, Problem};
 pub use site::{Site, Upstream};
 pub use sso::{ClaimNames, SsoConfig};
+pub use store::{DatabaseSettings, DatabaseTls, StoreLocation};
 pub use tls::{ClientIdentity, ServerTls, TlsVersion, UpstreamTls};
 
 use crate::config::secrets::SecretRef;
@@ -96,15 +98,6 @@ pub struct AuditConfig {
 
 /// The smallest page cache the store accepts (1 MiB).
 const MIN_STORE_CACHE_BYTES: u64 = 1024 * 1024;
-
-/// Where the embedded store lives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreLocation {
-    /// A directory on disk.
-    Directory(PathBuf),
-    /// In memory, gone at exit (`path = ":memory:"`; development and tests).
-    Memory,
-}
 
 /// `[server]`.
 #[derive(Debug, Clone)]
@@ -210,8 +203,18 @@ impl Config {
                 *path = directory.join(&*path);
             }
         };
-        if let StoreLocation::Directory(path) = &mut self.store {
-            resolve(path);
+        match &mut self.store {
+            StoreLocation::Directory(path) => resolve(path),
+            StoreLocation::Database(DatabaseSettings {
+                tls: DatabaseTls::VerifyFull { ca_file: Some(path) },
+                ..
+            }) => {
+                resolve(path);
+            }
+            _ => {}
+        }
+        if let StoreLocation::Database(DatabaseSettings { password: Some(password), .. }) = &mut self.store {
+            password.resolve_relative_to(directory);
         }
         if let Some(file) = &mut self.policy_file {
             resolve(file);
@@ -290,13 +293,7 @@ impl Checker<'_> {
             None => Some(LogFormat::Pretty),
             Some(value) => self.check(value, "server.log_format", values::log_format),
         };
-        let store = match &raw.store {
-            Some(store) if store.path.get_ref() == ":memory:" => Some(StoreLocation::Memory),
-            Some(store) => self
-                .check(&store.path, "store.path", values::absolute_or_relative_path)
-                .map(StoreLocation::Directory),
-            None => Some(StoreLocation::Directory(PathBuf::from("toolgate-data"))),
-        };
+        let store = self.store(raw.store.as_ref());
         let store_cache_bytes = match raw.store.as_ref().and_then(|store| store.cache_bytes.as_ref()) {
             None => Some(None),
             Some(value) => match u64::try_from(*value.get_ref()) {
@@ -372,6 +369,9 @@ impl Checker<'_> {
         }
         if let (Some(Some(config)), Some(raw_dashboard)) = (&dashboard, &raw.dashboard) {
             self.dashboard_host_is_its_own(config, raw_dashboard, public_url.as_ref(), &sites);
+        }
+        if let (Some(store), Some(sso)) = (&store, &sso) {
+            self.shared_store_needs_shared_keys(store, sso.as_ref());
         }
         if listen.is_some() && listen == admin_listen && listen.is_some_and(|a| a.port() != 0) {
             self.problem(&raw.server.admin_listen, "server.admin_listen", "must differ from server.listen");
@@ -454,6 +454,11 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// A problem with no one line to point at (a missing section, a combination).
+    fn unplaced(&mut self, key: &str, message: &str) {
+        self.problems.push(Problem { line: None, key: key.to_owned(), message: message.to_owned() });
     }
 
     fn problem<T>(&mut self, value: &Spanned<T>, key: &str, message: &str) {

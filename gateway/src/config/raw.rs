@@ -136,13 +136,24 @@ pub struct RawSiteTls {
     pub client_key: Option<Spanned<String>>,
 }
 
-/// `[store]`: where the embedded store keeps its files.
+/// `[store]`: where the embedded store keeps its files, or which PostgreSQL database is shared.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStore {
-    pub path: Spanned<String>,
+    #[serde(default)]
+    pub path: Option<Spanned<String>>,
     #[serde(default)]
     pub cache_bytes: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub url: Option<Spanned<String>>,
+    #[serde(default)]
+    pub password: Option<Spanned<String>>,
+    #[serde(default)]
+    pub tls: Option<Spanned<String>>,
+    #[serde(default)]
+    pub ca_file: Option<Spanned<String>>,
+    #[serde(default)]
+    pub pool_size: Option<Spanned<i64>>,
 }
 
 /// `[sso]`: the corporate identity provider (OpenID Connect).

@@ -14,7 +14,7 @@ use http::{Response, StatusCode};
 /// `GET /approvals`.
 pub(super) async fn page(context: &Context<'_>, notice: Option<(StatusCode, Notice)>) -> Response<ProxyBody> {
     let identity = &context.caller.identity;
-    let pending = match context.gateway.approvals.pending_for(api::queue(context.gateway, identity)) {
+    let pending = match context.gateway.approvals.pending_for(api::queue(context.gateway, identity)).await {
         Ok(pending) => pending,
         Err(_) => {
             return respond::store_unavailable("Approvals cannot be read right now.");

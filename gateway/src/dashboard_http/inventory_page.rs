@@ -85,7 +85,7 @@ pub(super) async fn write_rule(context: &Context<'_>, form: &Form) -> Response<P
     let group = Some(form.text("group").to_owned()).filter(|group| !group.is_empty());
     let rule =
         GeneratedRule { site: site.to_owned(), kind, name: form.text("name").to_owned(), group, effect };
-    let current = match versions.current() {
+    let current = match versions.current().await {
         Ok(Some(current)) => current,
         _ => {
             return respond::store_unavailable("The policy cannot be read right now.");

@@ -35,7 +35,7 @@ pub(super) async fn page(context: &Context<'_>) -> Response<ProxyBody> {
         .collect();
     let pending_approvals = if allows(context.caller.roles, Need::SeeApprovals) {
         let queue = crate::approvals_http::api::queue(gateway, &context.caller.identity);
-        gateway.approvals.pending_for(queue).map_or(0, |pending| pending.len())
+        gateway.approvals.pending_for(queue).await.map_or(0, |pending| pending.len())
     } else {
         0
     };

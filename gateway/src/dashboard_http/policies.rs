@@ -35,10 +35,13 @@ pub(super) struct Outcome {
 /// `GET /policies` (and the page after a refused or previewed submission).
 pub(super) async fn page(context: &Context<'_>, outcome: Option<Outcome>) -> Response<ProxyBody> {
     let versions = versions(context);
-    let Ok(current) = current(&versions) else { return unavailable() };
-    let history = match versions.as_ref().map(|versions| versions.history(HISTORY)).transpose() {
-        Ok(history) => history.unwrap_or_default(),
-        Err(_) => return unavailable(),
+    let Ok(current) = current(versions.as_ref()).await else { return unavailable() };
+    let history = match &versions {
+        Some(versions) => match versions.history(HISTORY).await {
+            Ok(history) => history,
+            Err(_) => return unavailable(),
+        },
+        None => Vec::new(),
     };
     let in_force = current.as_ref().map_or(0, |current| current.version);
     let text_in_force = match &current {
@@ -108,7 +111,7 @@ pub(super) async fn submit(context: &Context<'_>, form: &Form) -> Response<Proxy
                 page(context, Some(outcome(StatusCode::UNPROCESSABLE_ENTITY, problems, None, None))).await
             }
             Ok(_) => {
-                let in_force = current_text(context);
+                let in_force = current_text(context).await;
                 let diff = dashboard::diff::lines(&in_force, &draft, DIFF_CONTEXT);
                 let notice = Notice::Success("The policy is valid. Review the changes, then save.".into());
                 page(context, Some(outcome(StatusCode::OK, Vec::new(), Some(diff), Some(notice)))).await
@@ -140,7 +143,7 @@ pub(super) async fn roll_back(context: &Context<'_>, form: &Form) -> Response<Pr
             "Pick a version from the history.",
         );
     };
-    let (old, current) = match (versions.get(wanted), versions.current()) {
+    let (old, current) = match (versions.get(wanted).await, versions.current().await) {
         (Ok(Some(old)), Ok(Some(current))) => (old, current),
         (Ok(None), _) => {
             return respond::error(
@@ -168,7 +171,7 @@ pub(super) async fn roll_back(context: &Context<'_>, form: &Form) -> Response<Pr
 pub(super) async fn version(context: &Context<'_>, wanted: &str) -> Response<ProxyBody> {
     let Some(versions) = versions(context) else { return respond::not_found() };
     let Ok(wanted) = wanted.parse::<u64>() else { return respond::not_found() };
-    let (old, current) = match (versions.get(wanted), versions.current()) {
+    let (old, current) = match (versions.get(wanted).await, versions.current().await) {
         (Ok(Some(old)), Ok(current)) => (old, current),
         (Ok(None), _) => return respond::not_found(),
         _ => return unavailable(),
@@ -186,7 +189,7 @@ pub(super) async fn version(context: &Context<'_>, wanted: &str) -> Response<Pro
 
 /// `GET /policies/export`: the policy in force as a file.
 pub(super) async fn export(context: &Context<'_>) -> Response<ProxyBody> {
-    respond::download("application/toml; charset=utf-8", "policy.toml", current_text(context))
+    respond::download("application/toml; charset=utf-8", "policy.toml", current_text(context).await)
 }
 
 /// Why a change did not take effect.
@@ -224,7 +227,7 @@ pub(super) async fn apply(
         }
     };
     let author = context.caller.identity.user.clone();
-    let stored = match versions.save(base, text, &author, comment, unix_now()) {
+    let stored = match versions.save(base, text, &author, comment, unix_now()).await {
         Ok(stored) => stored,
         Err(conflict @ SaveError::Conflict { .. }) => return Err(Refusal::Stale(conflict.to_string())),
         Err(SaveError::Store(_)) => return Err(Refusal::Unavailable(unavailable())),
@@ -261,15 +264,21 @@ pub(super) fn managed_elsewhere() -> Response<ProxyBody> {
     respond::error(StatusCode::CONFLICT, "Managed elsewhere", "This policy comes from a file; edit the file.")
 }
 
-fn current(versions: &Option<PolicyVersions>) -> Result<Option<PolicyVersion>, crate::store::StoreError> {
-    Ok(versions.as_ref().map(PolicyVersions::current).transpose()?.flatten())
+async fn current(
+    versions: Option<&PolicyVersions>,
+) -> Result<Option<PolicyVersion>, crate::store::StoreError> {
+    match versions {
+        Some(versions) => versions.current().await,
+        None => Ok(None),
+    }
 }
 
 /// The text of the policy in force.
-fn current_text(context: &Context<'_>) -> String {
-    match versions(context).map(|versions| versions.current()) {
-        Some(Ok(Some(current))) => current.text,
-        Some(_) => String::new(),
+async fn current_text(context: &Context<'_>) -> String {
+    match versions(context) {
+        Some(versions) => {
+            versions.current().await.ok().flatten().map(|current| current.text).unwrap_or_default()
+        }
         None => text_outside_store(context),
     }
 }

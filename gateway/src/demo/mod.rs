@@ -157,7 +157,7 @@ pub async fn start(port: u16, sign_in_as: Option<String>, shutdown: Shutdown) ->
         .into_iter()
         .map(|user| Ok(ApiToken { user, token: provider.api_token(user, API_TOKEN_LIFETIME)? }))
         .collect::<Result<Vec<_>, idp::DevIdpError>>()?;
-    let gateway = app::start(config, listener, admin_listener, shutdown)?;
+    let gateway = app::start(config, listener, admin_listener, shutdown).await?;
     Ok(Demo { port, gateway, identity_provider: provider.issuer.clone(), api_tokens })
 }
 

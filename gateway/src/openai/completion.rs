@@ -62,13 +62,15 @@ pub async fn respond(
     let (guard, _results) = gateway
         .turns
         .start(id.clone(), owner, limits.max_concurrent_turns, limits.tokens_per_hour)
+        .await
         .map_err(|refusal| {
             // OpenAI's vocabulary for the concurrency limit; the message is the panel's.
             let code = match refusal {
                 Refusal::TooManyTurns(_) => "too_many_requests",
                 Refusal::TokenBudget(_) => "token_budget",
+                Refusal::Unavailable => "store_unavailable",
             };
-            ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, refusal.message())
+            ApiError::new(refusal.status(), code, refusal.message())
         })?;
 
     let exposure = exposure_event(&identity, site.id.as_str(), &prepared, request_id);
@@ -94,15 +96,10 @@ pub async fn respond(
         metrics: gateway.metrics.clone(),
         request_id: request_id.as_str().to_owned(),
     };
-    let turns = gateway.turns.clone();
     if body.stream {
         let include_usage = body.stream_options.is_some_and(|options| options.include_usage);
-        let user = exchange.identity.user.clone();
         // Runs when the stream ends, however it ends: the tokens are charged, the turn released.
-        let finished = move |tokens| {
-            turns.spend(&user, tokens);
-            drop(guard);
-        };
+        let finished = move |tokens| guard.finish(tokens);
         return stream::start(exchange, prepared.request, include_usage, finished).await;
     }
     let started = Instant::now();
@@ -115,8 +112,7 @@ pub async fn respond(
         }
     };
     exchange.model_answered(answer.usage, started);
-    turns.spend(&exchange.identity.user, tokens(answer.usage));
-    drop(guard);
+    guard.finish(tokens(answer.usage)).await;
     let ChatResponse { content, tool_calls, finish_reason, usage } = answer;
     let checked = calls::check(&exchange, tool_calls).await;
     let body = response::completion(&exchange, content, &checked, finish_reason.as_deref(), usage);

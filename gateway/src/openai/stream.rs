@@ -20,18 +20,18 @@ use tokio::sync::mpsc;
 
 /// Starts the model's stream and answers with the client's; `finished` gets the tokens used
 /// once the stream is over.
-pub async fn start(
+pub async fn start<Finished: Future<Output = ()> + Send>(
     exchange: Exchange,
     request: ChatRequest,
     include_usage: bool,
-    finished: impl FnOnce(u64) + Send + 'static,
+    finished: impl FnOnce(u64) -> Finished + Send + 'static,
 ) -> Result<Response<ProxyBody>, ApiError> {
     let started = Instant::now();
     let model = match exchange.llm.stream(request).await {
         Ok(model) => model,
         Err(error) => {
             exchange.model_failed(&error, started);
-            finished(0);
+            finished(0).await;
             return Err(ApiError::from_llm(&error));
         }
     };
@@ -40,7 +40,7 @@ pub async fn start(
         let client = Client(sender);
         let outcome = relay(&exchange, model, &client, include_usage, started).await;
         // Released before `[DONE]`, so a client's next request never finds this one running.
-        finished(tokens(outcome.as_ref().ok().copied().flatten()));
+        finished(tokens(outcome.as_ref().ok().copied().flatten())).await;
         if outcome.is_ok() {
             client.done().await;
         }

@@ -116,6 +116,11 @@ impl PolicyHandle {
         self.metrics.policy_rules.set(rules as i64);
     }
 
+    /// The stored version in force (0 for a file's policy).
+    pub fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The sites policies may name.
     pub fn sites(&self) -> Vec<SiteId> {
         self.sites.read().unwrap_or_else(PoisonError::into_inner).clone()
@@ -201,8 +206,12 @@ mod tests {
     fn audit() -> Arc<AuditLog> {
         let store = Arc::new(crate::store::SledStore::temporary().expect("store"));
         Arc::new(
-            AuditLog::start(store, crate::audit::digest::DigestKey::new(b"k"), Metrics::new())
-                .expect("audit"),
+            AuditLog::start(
+                &crate::store::StoreHandle::Embedded(store),
+                crate::audit::digest::DigestKey::new(b"k"),
+                Metrics::new(),
+            )
+            .expect("audit"),
         )
     }
 

@@ -11,11 +11,10 @@
 use crate::config::Config;
 use crate::inventory::sha256_hex;
 use crate::policy_store::reload::{self, PolicyLoadError};
-use crate::store::{Store, StoreError, Table};
+use crate::store::{StoreError, StoreHandle, Table};
 use crate::support::clock::unix_now;
 use policy::Policy;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 /// One stored version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,32 +63,37 @@ const MAX_COMMENT: usize = 500;
 /// The versions in a store.
 #[derive(Clone)]
 pub struct PolicyVersions {
-    store: Arc<dyn Store>,
+    store: StoreHandle,
 }
 
 impl PolicyVersions {
     /// Versions in `store`.
-    pub fn new(store: Arc<dyn Store>) -> Self {
+    pub fn new(store: StoreHandle) -> Self {
         Self { store }
     }
 
     /// The version in force (the newest), if any was ever saved.
-    pub fn current(&self) -> Result<Option<PolicyVersion>, StoreError> {
-        self.store.last(Table::PolicyVersions)?.map(|(_, bytes)| decode(&bytes)).transpose()
+    pub async fn current(&self) -> Result<Option<PolicyVersion>, StoreError> {
+        self.store.last(Table::PolicyVersions).await?.map(|(_, bytes)| decode(&bytes)).transpose()
     }
 
     /// One version.
-    pub fn get(&self, version: u64) -> Result<Option<PolicyVersion>, StoreError> {
-        self.store.get(Table::PolicyVersions, &version.to_be_bytes())?.map(|bytes| decode(&bytes)).transpose()
+    pub async fn get(&self, version: u64) -> Result<Option<PolicyVersion>, StoreError> {
+        self.store
+            .get(Table::PolicyVersions, &version.to_be_bytes())
+            .await?
+            .map(|bytes| decode(&bytes))
+            .transpose()
     }
 
     /// Up to `limit` versions, newest first.
-    pub fn history(&self, limit: usize) -> Result<Vec<PolicyVersion>, StoreError> {
-        let newest = self.current()?.map_or(0, |current| current.version);
+    pub async fn history(&self, limit: usize) -> Result<Vec<PolicyVersion>, StoreError> {
+        let newest = self.current().await?.map_or(0, |current| current.version);
         let from = newest.saturating_sub(limit as u64).saturating_add(1).max(1);
         let mut versions = self
             .store
-            .range(Table::PolicyVersions, &from.to_be_bytes(), limit)?
+            .range(Table::PolicyVersions, &from.to_be_bytes(), limit)
+            .await?
             .iter()
             .map(|(_, bytes)| decode(bytes))
             .collect::<Result<Vec<_>, _>>()?;
@@ -98,7 +102,7 @@ impl PolicyVersions {
     }
 
     /// Stores `text` as version `base + 1`, unless another version was saved after `base`.
-    pub fn save(
+    pub async fn save(
         &self,
         base: u64,
         text: &str,
@@ -108,18 +112,40 @@ impl PolicyVersions {
     ) -> Result<PolicyVersion, SaveError> {
         let version = PolicyVersion::new(base + 1, text.to_owned(), author, comment, at);
         let bytes = serde_json::to_vec(&version).map_err(|error| StoreError(error.to_string()))?;
-        let current = self.current()?.map_or(0, |current| current.version);
+        let current = self.current().await?.map_or(0, |current| current.version);
         if current != base {
             return Err(SaveError::Conflict { current });
         }
         let key = version.version.to_be_bytes();
-        if self.store.compare_and_swap(Table::PolicyVersions, &key, None, Some(&bytes))? {
-            self.store.flush()?;
+        if self.store.compare_and_swap(Table::PolicyVersions, &key, None, Some(&bytes)).await? {
+            self.store.flush().await?;
+            // The other replicas put it in force when they hear of it (`catch_up`); one that
+            // misses the notice catches up at its next resync.
+            if let Err(error) = self.store.announce("policy", &version.version.to_string()).await {
+                tracing::warn!(error = %error, "a policy save could not be announced to the other replicas");
+            }
             Ok(version)
         } else {
-            let current = self.current()?.map_or(0, |current| current.version);
+            let current = self.current().await?.map_or(0, |current| current.version);
             Err(SaveError::Conflict { current })
         }
+    }
+}
+
+impl PolicyVersions {
+    /// Puts the newest stored version in force if it is newer than the one `policy` holds
+    /// (another replica saved it); returns the version now in force.
+    pub async fn catch_up(&self, policy: &reload::PolicyHandle) -> Result<u64, PolicyLoadError> {
+        let in_force = policy.version();
+        let Some(newest) = self.current().await? else { return Ok(in_force) };
+        if newest.version <= in_force {
+            return Ok(in_force);
+        }
+        let source = format!("<policy version {}>", newest.version);
+        let compiled = Policy::parse(&newest.text, &source, &policy.sites())?;
+        policy.install(compiled, newest.version);
+        tracing::info!(version = newest.version, "policy version saved on another replica is in force");
+        Ok(newest.version)
     }
 }
 
@@ -127,7 +153,10 @@ impl PolicyVersions {
 /// dashboard-managed one is the newest stored version, and when there is none yet, the file (or
 /// the embedded or built-in policy) is stored as version 1 first.
 /// Returns the policy with its stored version (0 for a file-managed policy).
-pub fn in_force_at_start(config: &Config, store: &Arc<dyn Store>) -> Result<(Policy, u64), PolicyLoadError> {
+pub async fn in_force_at_start(
+    config: &Config,
+    store: &StoreHandle,
+) -> Result<(Policy, u64), PolicyLoadError> {
     if !config.policy_in_store {
         return Ok((reload::load(config)?, 0));
     }
@@ -136,16 +165,16 @@ pub fn in_force_at_start(config: &Config, store: &Arc<dyn Store>) -> Result<(Pol
         let source = format!("<policy version {}>", stored.version);
         Ok((Policy::parse(&stored.text, &source, &config.site_ids())?, stored.version))
     };
-    if let Some(current) = versions.current()? {
+    if let Some(current) = versions.current().await? {
         return compiled(current);
     }
     let (seed, name) = reload::source_text(config)?;
     let policy = Policy::parse(&seed, &name, &config.site_ids())?;
     let comment = "the policy in force when the dashboard took over";
-    match versions.save(0, &seed, "toolgate", comment, unix_now()) {
+    match versions.save(0, &seed, "toolgate", comment, unix_now()).await {
         Ok(_) => Ok((policy, 1)),
         // Another replica seeded the store first: its version is the one in force.
-        Err(SaveError::Conflict { .. }) => versions.current()?.map_or_else(
+        Err(SaveError::Conflict { .. }) => versions.current().await?.map_or_else(
             || Err(PolicyLoadError::Store(StoreError("the seeded policy version vanished".into()))),
             compiled,
         ),
@@ -163,34 +192,36 @@ mod tests {
     use crate::store::SledStore;
 
     fn versions() -> PolicyVersions {
-        PolicyVersions::new(Arc::new(SledStore::temporary().expect("store")))
+        PolicyVersions::new(StoreHandle::Embedded(std::sync::Arc::new(
+            SledStore::temporary().expect("store"),
+        )))
     }
 
-    #[test]
-    fn saves_number_versions_and_the_newest_is_in_force() {
+    #[tokio::test]
+    async fn saves_number_versions_and_the_newest_is_in_force() {
         let versions = versions();
-        assert_eq!(versions.current().expect("current"), None);
-        let first = versions.save(0, "a = 1\n", "alice", "first", 10).expect("save");
-        let second = versions.save(1, "a = 2\n", "bob", "second", 20).expect("save");
+        assert_eq!(versions.current().await.expect("current"), None);
+        let first = versions.save(0, "a = 1\n", "alice", "first", 10).await.expect("save");
+        let second = versions.save(1, "a = 2\n", "bob", "second", 20).await.expect("save");
         assert_eq!((first.version, second.version), (1, 2));
-        assert_eq!(versions.current().expect("current"), Some(second.clone()));
-        assert_eq!(versions.get(1).expect("get"), Some(first.clone()));
-        assert_eq!(versions.history(10).expect("history"), vec![second, first]);
-        assert_eq!(versions.history(1).expect("history").len(), 1);
+        assert_eq!(versions.current().await.expect("current"), Some(second.clone()));
+        assert_eq!(versions.get(1).await.expect("get"), Some(first.clone()));
+        assert_eq!(versions.history(10).await.expect("history"), vec![second, first]);
+        assert_eq!(versions.history(1).await.expect("history").len(), 1);
     }
 
-    #[test]
-    fn an_edit_of_an_old_version_is_refused_and_changes_nothing() {
+    #[tokio::test]
+    async fn an_edit_of_an_old_version_is_refused_and_changes_nothing() {
         let versions = versions();
-        versions.save(0, "a = 1\n", "alice", "", 10).expect("save");
-        versions.save(1, "a = 2\n", "bob", "", 20).expect("save");
-        let stale = versions.save(1, "a = 3\n", "carol", "", 30);
+        versions.save(0, "a = 1\n", "alice", "", 10).await.expect("save");
+        versions.save(1, "a = 2\n", "bob", "", 20).await.expect("save");
+        let stale = versions.save(1, "a = 3\n", "carol", "", 30).await;
         assert!(matches!(stale, Err(SaveError::Conflict { current: 2 })), "{stale:?}");
-        assert_eq!(versions.current().expect("current").map(|v| v.text), Some("a = 2\n".to_owned()));
+        assert_eq!(versions.current().await.expect("current").map(|v| v.text), Some("a = 2\n".to_owned()));
     }
 
-    #[test]
-    fn at_start_the_seed_becomes_version_one_and_later_the_newest_version_is_in_force() {
+    #[tokio::test]
+    async fn at_start_the_seed_becomes_version_one_and_later_the_newest_version_is_in_force() {
         let directory = tempfile::tempdir().expect("temp dir");
         let seed = directory.path().join("policy.toml");
         std::fs::write(&seed, "[[rule]]\nid = \"seeded\"\nsites = [\"tasks\"]\ntools.allow = [\"a\"]\n")
@@ -202,38 +233,42 @@ mod tests {
             seed.display()
         );
         let config = Config::parse(&text, "t.toml").expect("config");
-        let store: Arc<dyn Store> = Arc::new(SledStore::temporary().expect("store"));
+        let store = StoreHandle::Embedded(std::sync::Arc::new(SledStore::temporary().expect("store")));
         let ids =
             |(policy, _): &(Policy, u64)| policy.rule_ids().map(ToString::to_string).collect::<Vec<_>>();
-        assert_eq!(ids(&in_force_at_start(&config, &store).expect("seeded")), ["seeded"]);
+        assert_eq!(ids(&in_force_at_start(&config, &store).await.expect("seeded")), ["seeded"]);
         let versions = PolicyVersions::new(store.clone());
         assert_eq!(
-            versions.current().expect("current").map(|v| (v.version, v.author)),
+            versions.current().await.expect("current").map(|v| (v.version, v.author)),
             Some((1, "toolgate".into()))
         );
         std::fs::write(&seed, "this file is no longer read").expect("write");
-        versions.save(1, "[[rule]]\nid = \"edited\"\nsites = [\"tasks\"]\n", "erin", "", 5).expect("save");
+        versions
+            .save(1, "[[rule]]\nid = \"edited\"\nsites = [\"tasks\"]\n", "erin", "", 5)
+            .await
+            .expect("save");
         assert_eq!(
-            ids(&in_force_at_start(&config, &store).expect("stored")),
+            ids(&in_force_at_start(&config, &store).await.expect("stored")),
             ["edited"],
             "the newest version wins"
         );
     }
 
-    #[test]
-    fn concurrent_saves_of_one_version_land_exactly_once() {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_saves_of_one_version_land_exactly_once() {
         let versions = versions();
-        versions.save(0, "a = 0\n", "seed", "", 1).expect("save");
-        let outcomes: Vec<bool> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..8)
-                .map(|n| {
-                    let versions = versions.clone();
-                    scope.spawn(move || versions.save(1, &format!("a = {n}\n"), "x", "", 2).is_ok())
-                })
-                .collect();
-            handles.into_iter().map(|handle| handle.join().unwrap_or(false)).collect()
-        });
+        versions.save(0, "a = 0\n", "seed", "", 1).await.expect("save");
+        let racers: Vec<_> = (0..8)
+            .map(|n| {
+                let versions = versions.clone();
+                tokio::spawn(async move { versions.save(1, &format!("a = {n}\n"), "x", "", 2).await.is_ok() })
+            })
+            .collect();
+        let mut outcomes = Vec::new();
+        for racer in racers {
+            outcomes.push(racer.await.unwrap_or(false));
+        }
         assert_eq!(outcomes.iter().filter(|ok| **ok).count(), 1);
-        assert_eq!(versions.current().expect("current").map(|v| v.version), Some(2));
+        assert_eq!(versions.current().await.expect("current").map(|v| v.version), Some(2));
     }
 }

@@ -9,6 +9,8 @@
 
 pub mod continuations;
 pub mod conversations;
+mod turn_leases;
+mod turn_owner;
 pub mod turns;
 
 use crate::approvals::GatedForms;
@@ -32,7 +34,7 @@ use crate::state::turns::{Owner, Turns};
 
 /// The user id and session digest of requests without SSO (development).
 const ANONYMOUS: &str = "anonymous";
-use crate::store::Store;
+use crate::store::StoreHandle;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -71,6 +73,8 @@ pub struct Gateway {
     pub continuations: Arc<Continuations>,
     /// The page agent's conversations, for the next turn to replay (`conversations`).
     pub conversations: Arc<Conversations>,
+    /// The store every replica shares (or this process's embedded one).
+    pub store: StoreHandle,
     /// Stored policy versions, when the dashboard manages the policy.
     pub policy_versions: Option<crate::policy_store::versions::PolicyVersions>,
     /// The dashboard's own state (activity samples, the last chain verification).
@@ -108,7 +112,7 @@ impl Gateway {
         policy: Arc<PolicyHandle>,
         sso: Option<Arc<Sso>>,
         audit: Arc<AuditLog>,
-        store: Arc<dyn Store>,
+        store: StoreHandle,
     ) -> Self {
         let Clients { upstreams, llm } = clients;
         let local_keys = Arc::new(KeyRing::ephemeral());
@@ -123,15 +127,16 @@ impl Gateway {
             gateway_host: config.gateway_host(),
             sso,
             audit,
-            inventory: Arc::new(Inventory::new(crate::store::StoreHandle::Embedded(store.clone()))),
+            inventory: Arc::new(Inventory::new(store.clone())),
             llm,
             policy_versions: config
                 .policy_in_store
                 .then(|| crate::policy_store::versions::PolicyVersions::new(store.clone())),
             dashboard: Arc::default(),
-            approvals: Arc::new(Approvals::new(store, approvals_key)),
-            turns: Arc::default(),
-            gated_forms: Arc::default(),
+            approvals: Arc::new(Approvals::new(store.clone(), approvals_key)),
+            turns: Arc::new(Turns::new(store.clone())),
+            gated_forms: Arc::new(GatedForms::new(store.clone())),
+            store,
             outcomes: Arc::default(),
             continuations: Arc::default(),
             conversations: Arc::default(),
@@ -161,6 +166,7 @@ impl Gateway {
             audit: self.audit.clone(),
             inventory: self.inventory.clone(),
             policy_versions: self.policy_versions.clone(),
+            store: self.store.clone(),
             dashboard: self.dashboard.clone(),
             approvals: self.approvals.clone(),
             turns: self.turns.clone(),

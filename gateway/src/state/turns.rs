@@ -1,16 +1,29 @@
 //! The turns in progress: which user, session and site each belongs to, the channel its tool
-//! results arrive on, and the per-user limits (concurrent turns, tokens per hour).
+//! results arrive on, and the per-user limits (concurrent turns, tokens per hour), which are
+//! kept in the store (`turn_leases.rs`) so they hold across replicas.
 //!
 //! `/result` finds its turn here and may only answer a turn of the same user, session and site.
-//! A turn removes itself when it ends (its guard drops), however it ends.
+//! A result posted to the replica running the turn goes straight into its channel; one posted
+//! to another replica is checked against the turn's lease, parked in the store
+//! (`Table::ToolResults`) and announced, and the running replica takes it from there
+//! ([`Turns::collect`]). A turn removes itself when it ends (its guard drops), however it ends.
 
+use super::turn_leases;
+pub use super::turn_owner::{Owner, Refusal};
+use crate::store::{StoreHandle, Table};
 use crate::support::clock::unix_now;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc;
 
+/// How long a parked result waits for its turn's replica before the sweep removes it.
+const PARKED_SECONDS: u64 = 600;
+/// Most parked results one turn takes at once (a page answers one call at a time).
+const MAX_PARKED: usize = 64;
+
 /// What the page answered for one tool call.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolOutcome {
     /// The call it answers.
     pub call_id: String,
@@ -18,103 +31,115 @@ pub struct ToolOutcome {
     pub result: Result<serde_json::Value, String>,
 }
 
-/// Who a turn belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owner {
-    /// The user id.
-    pub user: String,
-    /// A keyed digest of the session (never the id).
-    pub session: String,
-    /// The site id.
-    pub site: String,
+/// A result parked for the replica running its turn.
+#[derive(Debug, Serialize, Deserialize)]
+struct Parked {
+    owner: Owner,
+    outcome: ToolOutcome,
+    expires_at: u64,
 }
 
-impl Owner {
-    /// One string for the three, as registries key by it.
-    pub fn key(&self) -> String {
-        format!("{}\n{}\n{}", self.user, self.session, self.site)
-    }
-}
-
-/// Why a turn could not start.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// The user already has the maximum number of turns running.
-    TooManyTurns(usize),
-    /// The user used up their tokens for this hour.
-    TokenBudget(u64),
-}
-
-impl Refusal {
-    /// What the user is told (the panel and API clients show it as is).
-    pub fn message(&self) -> String {
-        match self {
-            Self::TooManyTurns(max) => {
-                format!("you already have {max} agent requests running; wait for one to finish")
-            }
-            Self::TokenBudget(tokens) => {
-                format!("you used your {tokens} model tokens for this hour; try again later")
-            }
-        }
-    }
-}
-
-/// The registry of running turns.
-#[derive(Default)]
+/// The turns this replica runs, and the way to the others'.
 pub struct Turns {
     running: Mutex<HashMap<String, (Owner, mpsc::Sender<ToolOutcome>)>>,
-    /// user → turns running.
-    per_user: Mutex<HashMap<String, usize>>,
-    /// user → (hour, tokens used).
-    tokens: Mutex<HashMap<String, (u64, u64)>>,
+    store: StoreHandle,
 }
 
-/// Removes its turn from the registry when dropped.
+/// Removes its turn from the registry, and releases its lease: at once with
+/// [`TurnGuard::finish`], else in the background when dropped.
 pub struct TurnGuard {
     turns: Arc<Turns>,
     id: String,
     user: String,
+    finished: bool,
 }
 
 impl Turns {
+    /// The registry, with the limits and parked results in `store`.
+    pub fn new(store: StoreHandle) -> Self {
+        Self { running: Mutex::default(), store }
+    }
+
     /// Registers a new turn for `owner`, unless a limit says no.
-    pub fn start(
+    pub async fn start(
         self: &Arc<Self>,
         id: String,
         owner: Owner,
         max_concurrent: usize,
         hourly_tokens: u64,
     ) -> Result<(TurnGuard, mpsc::Receiver<ToolOutcome>), Refusal> {
-        let hour = unix_now() / 3600;
-        let used =
-            lock(&self.tokens).get(&owner.user).filter(|(h, _)| *h == hour).map_or(0, |(_, used)| *used);
-        if used >= hourly_tokens {
-            return Err(Refusal::TokenBudget(hourly_tokens));
-        }
-        {
-            let mut per_user = lock(&self.per_user);
-            let running = per_user.entry(owner.user.clone()).or_insert(0);
-            if *running >= max_concurrent {
-                return Err(Refusal::TooManyTurns(max_concurrent));
-            }
-            *running += 1;
-        }
+        turn_leases::acquire(&self.store, &id, &owner, (max_concurrent, hourly_tokens), unix_now()).await?;
         let (sender, receiver) = mpsc::channel(16);
         let user = owner.user.clone();
         lock(&self.running).insert(id.clone(), (owner, sender));
-        Ok((TurnGuard { turns: Arc::clone(self), id, user }, receiver))
+        Ok((TurnGuard { turns: Arc::clone(self), id, user, finished: false }, receiver))
     }
 
-    /// Hands a page's tool result to its turn; `false` when there is no such turn of this owner.
-    pub fn deliver(&self, turn_id: &str, owner: &Owner, outcome: ToolOutcome) -> bool {
-        let sender = match lock(&self.running).get(turn_id) {
-            Some((turn_owner, sender)) if turn_owner == owner => sender.clone(),
-            _ => return false,
+    /// Hands a page's tool result to its turn, here or (parked and announced) on the replica
+    /// running it; `false` when no turn of this owner has this id anywhere.
+    pub async fn deliver(&self, turn_id: &str, owner: &Owner, outcome: ToolOutcome) -> bool {
+        let local = match lock(&self.running).get(turn_id) {
+            Some((turn_owner, sender)) if turn_owner == owner => Some(sender.clone()),
+            Some(_) => return false,
+            None => None,
         };
-        sender.try_send(outcome).is_ok()
+        if let Some(sender) = local {
+            return sender.try_send(outcome).is_ok();
+        }
+        let now = unix_now();
+        match turn_leases::is_running(&self.store, turn_id, owner, now).await {
+            Ok(true) => {}
+            Ok(false) => return false,
+            Err(error) => {
+                tracing::error!(error = %error, "a tool result could not be checked against its turn");
+                return false;
+            }
+        }
+        let key = parked_key(turn_id, &outcome.call_id);
+        let parked = Parked { owner: owner.clone(), outcome, expires_at: now + PARKED_SECONDS };
+        let Ok(bytes) = serde_json::to_vec(&parked) else { return false };
+        let stored = self.store.put(Table::ToolResults, &key, &bytes).await;
+        let announced = match stored {
+            Ok(()) => self.store.announce("result", turn_id).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = announced {
+            tracing::error!(error = %error, "a tool result for another replica's turn could not be passed on");
+            return false;
+        }
+        true
     }
 
-    /// The ids of `owner`'s turns in progress.
+    /// Takes the results parked for turn `turn_id`, if this replica runs it, into its channel.
+    pub async fn collect(&self, turn_id: &str) {
+        let Some((owner, sender)) = lock(&self.running).get(turn_id).cloned() else { return };
+        let prefix = format!("{turn_id}\0");
+        let parked = match self.store.range(Table::ToolResults, prefix.as_bytes(), MAX_PARKED).await {
+            Ok(parked) => parked,
+            Err(error) => {
+                tracing::error!(error = %error, "parked tool results could not be read");
+                return;
+            }
+        };
+        for (key, _) in parked.into_iter().take_while(|(key, _)| key.starts_with(prefix.as_bytes())) {
+            // Taken, not read: of two replicas collecting, one gets it.
+            let Ok(Some(bytes)) = self.store.take(Table::ToolResults, &key).await else { continue };
+            let Ok(parked) = serde_json::from_slice::<Parked>(&bytes) else { continue };
+            if parked.owner == owner {
+                let _ = sender.try_send(parked.outcome);
+            }
+        }
+    }
+
+    /// Takes the parked results of every turn this replica runs (after missed notices).
+    pub async fn collect_all(&self) {
+        let running: Vec<String> = lock(&self.running).keys().cloned().collect();
+        for turn_id in running {
+            self.collect(&turn_id).await;
+        }
+    }
+
+    /// The ids of `owner`'s turns in progress on this replica.
     pub fn running_of(&self, owner: &Owner) -> Vec<String> {
         lock(&self.running)
             .iter()
@@ -123,30 +148,56 @@ impl Turns {
             .collect()
     }
 
-    /// Counts tokens a turn used against its user's hourly budget.
-    pub fn spend(&self, user: &str, tokens: u64) {
-        let hour = unix_now() / 3600;
-        let mut all = lock(&self.tokens);
-        if all.len() > 100_000 {
-            all.retain(|_, (h, _)| *h == hour);
-        }
-        let entry = all.entry(user.to_owned()).or_insert((hour, 0));
-        if entry.0 != hour {
-            *entry = (hour, 0);
-        }
-        entry.1 = entry.1.saturating_add(tokens);
+    /// Ends every lease in the store: for a store only this process uses, at start, when the
+    /// leases found are those of turns a previous run held.
+    pub async fn forget_every_lease(&self) -> Result<usize, crate::store::StoreError> {
+        self.store.sweep(Table::AgentTurns, |_| true).await
+    }
+
+    /// Removes parked results nobody took, and users' records that count nothing any more.
+    pub async fn sweep(&self) -> Result<usize, crate::store::StoreError> {
+        let now = unix_now();
+        let parked = self
+            .store
+            .sweep(Table::ToolResults, move |bytes| {
+                serde_json::from_slice::<Parked>(bytes).map_or(true, |parked| parked.expires_at <= now)
+            })
+            .await?;
+        let idle = self.store.sweep(Table::AgentTurns, move |bytes| turn_leases::is_idle(bytes, now)).await?;
+        Ok(parked + idle)
+    }
+}
+
+/// A parked result's key: the turn, the call, and a random part (a page may answer twice).
+fn parked_key(turn_id: &str, call_id: &str) -> Vec<u8> {
+    let nonce = crate::http::hex(&crate::support::random::random_bytes::<8>());
+    format!("{turn_id}\0{call_id}\0{nonce}").into_bytes()
+}
+
+impl TurnGuard {
+    /// Ends the turn: its lease released and the `tokens` it used counted against the user's
+    /// hour, done when this returns (so the user's next request finds the slot free).
+    pub async fn finish(mut self, tokens: u64) {
+        self.finished = true;
+        lock(&self.turns.running).remove(&self.id);
+        // A failure is logged where it happened; the lease then ends by itself.
+        let _ = turn_leases::finish(&self.turns.store, &self.user, &self.id, tokens, unix_now()).await;
     }
 }
 
 impl Drop for TurnGuard {
     fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
         lock(&self.turns.running).remove(&self.id);
-        let mut per_user = lock(&self.turns.per_user);
-        if let Some(running) = per_user.get_mut(&self.user) {
-            *running = running.saturating_sub(1);
-            if *running == 0 {
-                per_user.remove(&self.user);
-            }
+        // A turn that ended without `finish` (its task failed): the lease goes in the
+        // background; should that fail, it ends by itself.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (store, user, id) = (self.turns.store.clone(), self.user.clone(), self.id.clone());
+            runtime.spawn(async move {
+                let _ = turn_leases::finish(&store, &user, &id, 0, unix_now()).await;
+            });
         }
     }
 }
@@ -159,31 +210,72 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::SledStore;
 
     fn owner(user: &str) -> Owner {
         Owner { user: user.into(), session: "s".into(), site: "tasks".into() }
     }
 
-    #[test]
-    fn concurrency_is_limited_per_user_and_released_on_drop() {
-        let turns = Arc::new(Turns::default());
-        let first = turns.start("t1".into(), owner("alice"), 1, 1000).expect("first turn");
-        assert_eq!(turns.start("t2".into(), owner("alice"), 1, 1000).err(), Some(Refusal::TooManyTurns(1)));
-        assert!(turns.start("t3".into(), owner("bob"), 1, 1000).is_ok(), "other users are not affected");
-        drop(first);
-        assert!(turns.start("t4".into(), owner("alice"), 1, 1000).is_ok());
+    /// Two registries over one store, as two replicas on one database.
+    fn replicas() -> (Arc<Turns>, Arc<Turns>) {
+        let store = StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store")));
+        (Arc::new(Turns::new(store.clone())), Arc::new(Turns::new(store)))
     }
 
-    #[test]
-    fn results_reach_only_their_owner_and_budgets_stop_new_turns() {
-        let turns = Arc::new(Turns::default());
-        let (_guard, mut results) = turns.start("t1".into(), owner("alice"), 2, 100).expect("turn");
+    #[tokio::test]
+    async fn concurrency_is_limited_per_user_on_every_replica_and_released_on_drop() {
+        let (a, b) = replicas();
+        let first = a.start("t1".into(), owner("alice"), 1, 1000).await.expect("first turn");
+        assert_eq!(b.start("t2".into(), owner("alice"), 1, 1000).await.err(), Some(Refusal::TooManyTurns(1)));
+        assert!(b.start("t3".into(), owner("bob"), 1, 1000).await.is_ok(), "other users are not affected");
+        first.0.finish(0).await;
+        let (fourth, _) =
+            b.start("t4".into(), owner("alice"), 1, 1000).await.expect("the slot is free at once");
+        // A guard dropped without `finish` (its task failed) releases in the background.
+        drop(fourth);
+        for _ in 0..100 {
+            if a.start("t5".into(), owner("alice"), 1, 1000).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the dropped turn's slot was never released");
+    }
+
+    #[tokio::test]
+    async fn results_reach_only_their_owner_and_budgets_stop_new_turns() {
+        let (turns, other) = replicas();
+        let (guard, mut results) = turns.start("t1".into(), owner("alice"), 2, 100).await.expect("turn");
         let outcome = ToolOutcome { call_id: "c1".into(), result: Ok(serde_json::json!(1)) };
-        assert!(!turns.deliver("t1", &owner("mallory"), outcome.clone()), "another user cannot answer");
-        assert!(!turns.deliver("nope", &owner("alice"), outcome.clone()));
-        assert!(turns.deliver("t1", &owner("alice"), outcome));
+        assert!(!turns.deliver("t1", &owner("mallory"), outcome.clone()).await, "another user cannot answer");
+        assert!(!turns.deliver("nope", &owner("alice"), outcome.clone()).await);
+        assert!(turns.deliver("t1", &owner("alice"), outcome).await);
         assert_eq!(results.try_recv().map(|outcome| outcome.call_id).ok().as_deref(), Some("c1"));
-        turns.spend("alice", 150);
-        assert_eq!(turns.start("t2".into(), owner("alice"), 2, 100).err(), Some(Refusal::TokenBudget(100)));
+        guard.finish(150).await;
+        assert_eq!(
+            other.start("t2".into(), owner("alice"), 2, 100).await.err(),
+            Some(Refusal::TokenBudget(100))
+        );
+    }
+
+    /// A result posted to another replica is parked for the turn's own, which takes it once;
+    /// a result for a turn that runs nowhere, or for somebody else's, is refused there too.
+    #[tokio::test]
+    async fn a_result_posted_to_another_replica_reaches_the_turn_once() {
+        let (a, b) = replicas();
+        let (_guard, mut results) = a.start("t1".into(), owner("alice"), 2, 1000).await.expect("turn");
+        let outcome = ToolOutcome { call_id: "c7".into(), result: Ok(serde_json::json!({"rows": 3})) };
+        assert!(!b.deliver("t1", &owner("mallory"), outcome.clone()).await, "another user's turn");
+        let elsewhere = Owner { site: "hr".into(), ..owner("alice") };
+        assert!(!b.deliver("t1", &elsewhere, outcome.clone()).await, "the same user on another site");
+        assert!(!b.deliver("t9", &owner("alice"), outcome.clone()).await, "a turn that runs nowhere");
+        assert!(b.deliver("t1", &owner("alice"), outcome).await);
+        assert!(results.try_recv().is_err(), "parked until its replica collects it");
+        b.collect("t1").await;
+        assert!(results.try_recv().is_err(), "only the replica running the turn collects");
+        a.collect("t1").await;
+        assert_eq!(results.try_recv().map(|outcome| outcome.call_id).ok().as_deref(), Some("c7"));
+        a.collect_all().await;
+        assert!(results.try_recv().is_err(), "taken once");
     }
 }

@@ -4,7 +4,8 @@
 //! from the synchronous [`Store`] trait one module at a time; once they all have, the gateway
 //! can be started on PostgreSQL.
 
-use super::{Entry, PgStore, Store, StoreError, Table};
+use super::postgres::bounded;
+use super::{Entry, PgBlocking, PgStore, Store, StoreError, Table};
 use std::sync::Arc;
 
 /// The gateway's store, for async callers. Cheap to clone.
@@ -26,6 +27,17 @@ pub(crate) async fn blocking<T: Send + 'static>(
 }
 
 impl StoreHandle {
+    /// The same store behind the synchronous trait, for code on a thread that may block (the
+    /// blocking pool, the audit writer's thread): never call it from an async worker.
+    pub fn blocking_store(&self) -> Arc<dyn Store> {
+        match self {
+            Self::Embedded(store) => Arc::clone(store),
+            Self::Postgres(store) => {
+                Arc::new(PgBlocking::new(store.clone(), tokio::runtime::Handle::current()))
+            }
+        }
+    }
+
     /// Writes (or replaces) a record.
     pub async fn put(&self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
         match self {
@@ -33,7 +45,7 @@ impl StoreHandle {
                 let (store, key, value) = (Arc::clone(store), key.to_vec(), value.to_vec());
                 blocking(move || store.put(table, &key, &value)).await
             }
-            Self::Postgres(store) => store.put(table, key, value).await,
+            Self::Postgres(store) => bounded(store.put(table, key, value)).await,
         }
     }
 
@@ -44,7 +56,7 @@ impl StoreHandle {
                 let (store, key) = (Arc::clone(store), key.to_vec());
                 blocking(move || store.get(table, &key)).await
             }
-            Self::Postgres(store) => store.get(table, key).await,
+            Self::Postgres(store) => bounded(store.get(table, key)).await,
         }
     }
 
@@ -55,7 +67,7 @@ impl StoreHandle {
                 let (store, key) = (Arc::clone(store), key.to_vec());
                 blocking(move || store.take(table, &key)).await
             }
-            Self::Postgres(store) => store.take(table, key).await,
+            Self::Postgres(store) => bounded(store.take(table, key)).await,
         }
     }
 
@@ -66,7 +78,7 @@ impl StoreHandle {
                 let (store, key) = (Arc::clone(store), key.to_vec());
                 blocking(move || store.delete(table, &key)).await
             }
-            Self::Postgres(store) => store.delete(table, key).await,
+            Self::Postgres(store) => bounded(store.delete(table, key)).await,
         }
     }
 
@@ -85,7 +97,7 @@ impl StoreHandle {
                 let (key, old, new) = (key.to_vec(), old.map(<[u8]>::to_vec), new.map(<[u8]>::to_vec));
                 blocking(move || store.compare_and_swap(table, &key, old.as_deref(), new.as_deref())).await
             }
-            Self::Postgres(store) => store.compare_and_swap(table, key, old, new).await,
+            Self::Postgres(store) => bounded(store.compare_and_swap(table, key, old, new)).await,
         }
     }
 
@@ -96,7 +108,7 @@ impl StoreHandle {
                 let store = Arc::clone(store);
                 blocking(move || store.put_batch(table, &records)).await
             }
-            Self::Postgres(store) => store.put_batch(table, &records).await,
+            Self::Postgres(store) => bounded(store.put_batch(table, &records)).await,
         }
     }
 
@@ -107,7 +119,7 @@ impl StoreHandle {
                 let (store, from) = (Arc::clone(store), from.to_vec());
                 blocking(move || store.range(table, &from, limit)).await
             }
-            Self::Postgres(store) => store.range(table, from, limit).await,
+            Self::Postgres(store) => bounded(store.range(table, from, limit)).await,
         }
     }
 
@@ -118,7 +130,7 @@ impl StoreHandle {
                 let store = Arc::clone(store);
                 blocking(move || store.last(table)).await
             }
-            Self::Postgres(store) => store.last(table).await,
+            Self::Postgres(store) => bounded(store.last(table)).await,
         }
     }
 
@@ -129,7 +141,7 @@ impl StoreHandle {
                 let (store, below) = (Arc::clone(store), below.to_vec());
                 blocking(move || store.delete_below(table, &below)).await
             }
-            Self::Postgres(store) => store.delete_below(table, below).await,
+            Self::Postgres(store) => bounded(store.delete_below(table, below)).await,
         }
     }
 
@@ -144,7 +156,39 @@ impl StoreHandle {
                 let store = Arc::clone(store);
                 blocking(move || store.sweep(table, &expired)).await
             }
-            Self::Postgres(store) => store.sweep(table, &expired).await,
+            Self::Postgres(store) => bounded(store.sweep(table, &expired)).await,
+        }
+    }
+
+    /// Whether other replicas share this store.
+    pub fn is_shared(&self) -> bool {
+        matches!(self, Self::Postgres(_))
+    }
+
+    /// Tells the other replicas that `key` of `topic` changed (see `postgres/notify.rs`). The
+    /// embedded store has no other replica: nothing to tell.
+    pub async fn announce(&self, topic: &str, key: &str) -> Result<(), StoreError> {
+        match self {
+            Self::Embedded(_) => Ok(()),
+            Self::Postgres(store) => bounded(store.announce(topic, key)).await,
+        }
+    }
+
+    /// The changes other replicas announce; `None` for the embedded store, which nobody else
+    /// changes.
+    pub fn subscribe(&self) -> Option<tokio::sync::broadcast::Receiver<super::postgres::Notice>> {
+        match self {
+            Self::Embedded(_) => None,
+            Self::Postgres(store) => Some(store.subscribe()),
+        }
+    }
+
+    /// Whether the store answers (readiness): the embedded one always does; the database must
+    /// answer a query within the call limit.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        match self {
+            Self::Embedded(_) => Ok(()),
+            Self::Postgres(store) => bounded(store.ping()).await,
         }
     }
 

@@ -14,7 +14,7 @@ mod sled_store;
 
 pub use handle::StoreHandle;
 pub(crate) use handle::blocking;
-pub use postgres::{PgSettings, PgStore};
+pub use postgres::{AuditQuery, PgBlocking, PgSettings, PgStore};
 pub use sled_store::SledStore;
 
 /// A group of records with one owner and one key space.
@@ -40,6 +40,14 @@ pub enum Table {
     PolicyVersions,
     /// Small named values the gateway keeps for itself (the audit checkpoint, generated keys).
     Meta,
+    /// Each user's agent turns in progress (with leases) and tokens this hour, by user id
+    /// (`state/turns.rs`): the limits hold across replicas.
+    AgentTurns,
+    /// Tool results posted to a replica other than the one running their turn, until that one
+    /// takes them (`state/turns.rs`).
+    ToolResults,
+    /// Approval-gated form actions, by site and path (`approvals/gated_forms.rs`).
+    GatedForms,
 }
 
 impl Table {
@@ -55,12 +63,15 @@ impl Table {
             Self::Approvals => "approvals",
             Self::PolicyVersions => "policy_versions",
             Self::Meta => "meta",
+            Self::AgentTurns => "agent_turns",
+            Self::ToolResults => "tool_results",
+            Self::GatedForms => "gated_forms",
         }
     }
 
     /// Every table, in the order a backup walks them: `Meta` first, then `Audit` (see
     /// `backup.rs` for why). A new table goes here too; a test in `backup.rs` fails otherwise.
-    pub const ALL: [Table; 9] = [
+    pub const ALL: [Table; 12] = [
         Self::Meta,
         Self::Audit,
         Self::AuditContent,
@@ -70,6 +81,9 @@ impl Table {
         Self::Inventory,
         Self::Approvals,
         Self::PolicyVersions,
+        Self::AgentTurns,
+        Self::ToolResults,
+        Self::GatedForms,
     ];
 
     /// The table called `name` in the store.
@@ -117,4 +131,16 @@ pub trait Store: Send + Sync + 'static {
     fn last(&self, table: Table) -> Result<Option<Entry>, StoreError>;
     /// Removes every record with a key `< below`; returns how many.
     fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError>;
+    /// Up to `limit` audit records after sequence number `after` that match `query`, oldest
+    /// first, found through the store's own index of the log's columns; `None` for a store
+    /// without one (the caller reads the log in order).
+    fn find_audit(
+        &self,
+        query: &AuditQuery,
+        after: u64,
+        limit: usize,
+    ) -> Option<Result<Vec<Vec<u8>>, StoreError>> {
+        let _ = (query, after, limit);
+        None
+    }
 }

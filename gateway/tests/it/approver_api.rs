@@ -39,6 +39,7 @@ async fn an_approver_decides_a_pending_call_and_the_waiting_turn_learns_it() {
     };
     let record = approvals
         .request(binding, args, Approver::Group("treasury".into()), "amount over 1000", None, now)
+        .await
         .expect("approval requested");
     let waiting = {
         let approvals = approvals.clone();

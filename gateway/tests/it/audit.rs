@@ -153,9 +153,12 @@ async fn exports_round_trip_and_hostile_values_stay_inert() {
         "/admin/../../etc/passwd?x=\n<script>",
     ];
     {
-        let store = gateway::app::open_store(&config.store, None).expect("store");
+        let store = embedded_store(&config);
         let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
-        let log = Arc::new(AuditLog::start(store.clone(), key, Metrics::new()).expect("log"));
+        let log = Arc::new(
+            AuditLog::start(&gateway::store::StoreHandle::Embedded(store.clone()), key, Metrics::new())
+                .expect("log"),
+        );
         for value in hostile {
             let event = AuditEvent::new(EventKind::AccessDenied)
                 .actor(value, Some(value), &[value.to_owned()])
@@ -189,7 +192,7 @@ async fn exports_round_trip_and_hostile_values_stay_inert() {
     );
 
     // Re-imported JSON lines equal the stored records exactly.
-    let store = gateway::app::open_store(&config.store, None).expect("store");
+    let store = embedded_store(&config);
     let stored = query::find(store.as_ref(), &query::Filter::default(), 0, 100).expect("query").records;
     assert_eq!(exported, stored);
     assert_eq!(
@@ -209,9 +212,10 @@ async fn a_prune_is_audited_before_it_deletes() {
     let config_path = config_in(directory.path());
     let config = Config::load(&config_path).expect("config");
     {
-        let store = gateway::app::open_store(&config.store, None).expect("store");
+        let store = embedded_store(&config);
         let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
-        let log = AuditLog::start(store, key, Metrics::new()).expect("log");
+        let log =
+            AuditLog::start(&gateway::store::StoreHandle::Embedded(store), key, Metrics::new()).expect("log");
         for index in 0..5 {
             log.record(AuditEvent::new(EventKind::Login).actor(&format!("user{index}"), None, &[]))
                 .await
@@ -228,7 +232,7 @@ async fn a_prune_is_audited_before_it_deletes() {
     let (ok, stdout, stderr) =
         toolgate(&["audit", "verify", "--config", config_path.to_str().expect("path")]).await;
     assert!(ok, "the pruned log verifies: {stdout}{stderr}");
-    let store = gateway::app::open_store(&config.store, None).expect("store");
+    let store = embedded_store(&config);
     let page = query::find(store.as_ref(), &Default::default(), 0, 50).expect("records");
     let checkpoints: Vec<(u64, String)> = page
         .records
@@ -256,9 +260,12 @@ async fn damage_deep_in_the_log_is_found_after_start() {
     let config_path = config_in(directory.path());
     let config = Config::load(&config_path).expect("config");
     {
-        let store = gateway::app::open_store(&config.store, None).expect("store");
+        let store = embedded_store(&config);
         let key = gateway::app::audit_key(&config, store.as_ref()).expect("key");
-        let log = Arc::new(AuditLog::start(store.clone(), key, Metrics::new()).expect("log"));
+        let log = Arc::new(
+            AuditLog::start(&gateway::store::StoreHandle::Embedded(store.clone()), key, Metrics::new())
+                .expect("log"),
+        );
         // In order for the first few (record 3 is user2), then all at once (group commit).
         for index in 0..5 {
             log.record(AuditEvent::new(EventKind::Login).actor(&format!("user{index}"), None, &[]))
@@ -287,6 +294,7 @@ async fn damage_deep_in_the_log_is_found_after_start() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let admin = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
     let running = gateway::app::start(config, listener, admin, gateway::app::shutdown::Shutdown::new())
+        .await
         .expect("a log damaged deep inside still starts: the damage is reported, not fatal");
     let admin = running.admin_address;
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -309,4 +317,10 @@ async fn damage_deep_in_the_log_is_found_after_start() {
         "the dashboard names the first bad record: {status:?}"
     );
     running.stop().await;
+}
+
+/// The embedded store the configuration names, opened here (the gateway is stopped).
+fn embedded_store(config: &Config) -> Arc<dyn gateway::store::Store> {
+    let gateway::config::StoreLocation::Directory(path) = &config.store else { panic!("a store directory") };
+    Arc::new(gateway::store::SledStore::open(path, None).expect("store"))
 }

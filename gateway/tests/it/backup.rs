@@ -36,7 +36,7 @@ async fn start(config: &Path) -> Running {
     let config = Config::load(config).expect("config");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
-    app::start(config, listener, admin, Shutdown::new()).expect("gateway starts")
+    app::start(config, listener, admin, Shutdown::new()).await.expect("gateway starts")
 }
 
 struct Output {

@@ -366,8 +366,13 @@ async fn administrators_decide_any_group_approval_and_auditors_read_the_queue() 
     let approver = Approver::Group("finance-approvers".into());
     let reason = "rule big-expenses, when args.amount > 1000";
     let now = gateway::support::clock::unix_now();
-    let record =
-        demo.gateway.state.approvals.request(binding, canonical, approver, reason, None, now).expect("asked");
+    let record = demo
+        .gateway
+        .state
+        .approvals
+        .request(binding, canonical, approver, reason, None, now)
+        .await
+        .expect("asked");
     let form = format!("form[action=\"/approvals/{}\"]", record.id);
     let has_form = format!("Boolean(document.querySelector('{form}'))");
 
@@ -390,7 +395,7 @@ async fn administrators_decide_any_group_approval_and_auditors_read_the_queue() 
         ))
         .await;
     assert!(text(&erin.page).await.contains("Approved"), "the administrator decided");
-    let decided = demo.gateway.state.approvals.get(&record.id).expect("store").expect("record");
+    let decided = demo.gateway.state.approvals.get(&record.id).await.expect("store").expect("record");
     assert!(
         matches!(decided.state, gateway::approvals::ApprovalState::Approved { ref by, .. } if by == "erin")
     );

@@ -148,7 +148,7 @@ pub async fn gateway_from_text(text: &str) -> Running {
     let config = Config::parse(text, "test.toml").expect("test config is valid");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
     let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
-    app::start(config, listener, admin, Shutdown::new()).expect("gateway starts")
+    app::start(config, listener, admin, Shutdown::new()).await.expect("gateway starts")
 }
 
 /// Starts a gateway in this process that enforces `policy` (policy TOML; rules name sites

@@ -37,6 +37,7 @@ mod process;
 mod redaction;
 mod reload;
 mod runtime;
+mod shared_audit;
 mod sso_interop;
 mod sso_tokens;
 mod tls;

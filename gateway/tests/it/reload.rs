@@ -242,8 +242,9 @@ async fn an_in_process_reload_is_audited_and_names_what_needs_a_restart() {
     let config = gateway::config::Config::load(&config_path).expect("config");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let admin = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let gateway =
-        gateway::app::start(config, listener, admin, gateway::app::shutdown::Shutdown::new()).expect("start");
+    let gateway = gateway::app::start(config, listener, admin, gateway::app::shutdown::Shutdown::new())
+        .await
+        .expect("start");
 
     let next = config_file(&[("tasks", "app.test", second.address)]).replace(":memory:", "elsewhere");
     std::fs::write(&config_path, next).expect("config");

@@ -122,7 +122,7 @@ impl Setup {
         );
         let config = Config::parse(&text, "interop.toml").expect("config");
         let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
-        let gateway = app::start(config, listener, admin, Shutdown::new()).expect("gateway starts");
+        let gateway = app::start(config, listener, admin, Shutdown::new()).await.expect("gateway starts");
         // The secret was read at start-up; the file may go.
         drop(directory);
         Self { gateway, site, port, provider }

@@ -82,7 +82,7 @@ pub async fn start(text: &str) -> Running {
     let config = Config::parse(text, "tls.toml").expect("config");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    app::start(config, listener, admin, Shutdown::new()).expect("start")
+    app::start(config, listener, admin, Shutdown::new()).await.expect("start")
 }
 
 /// A TLS connection to `address` for `app.test`, trusting `roots`, offering `versions`.

@@ -19,7 +19,7 @@ use crate::net::tls::{ServerCertificate, TlsError};
 use crate::net::upstream::UpstreamClients;
 use crate::policy_store::reload::PolicyLoadError;
 use crate::state::{Clients, Gateway};
-use crate::store::Store;
+use crate::store::StoreHandle;
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
@@ -77,7 +77,7 @@ pub struct ConfigReloaded {
 pub struct Reloader {
     live: Arc<LiveGateway>,
     config_file: Option<PathBuf>,
-    store: Arc<dyn Store>,
+    store: StoreHandle,
     certificate: Option<Arc<ServerCertificate>>,
     /// One reload at a time (SIGHUP, file polls and callers such as tests).
     serial: tokio::sync::Mutex<()>,
@@ -99,7 +99,7 @@ impl Reloader {
     /// Reloads for `gateway`, whose configuration came from `gateway.config.source` (if any).
     pub fn new(
         gateway: Arc<Gateway>,
-        store: Arc<dyn Store>,
+        store: StoreHandle,
         certificate: Option<Arc<ServerCertificate>>,
     ) -> Self {
         let config_file = gateway.config.source.clone();
@@ -145,11 +145,19 @@ impl Reloader {
         let (running_config, store) = (running.config.clone(), self.store.clone());
         let file = path.clone();
         // Reading files and the system's roots blocks: keep it off the request threads.
-        let prepared = tokio::task::spawn_blocking(move || prepare(&running_config, &file, &store))
-            .await
-            .unwrap_or_else(|error| {
-                Err(ReloadError::Config(ConfigError::whole_file("reload", error.to_string())))
-            });
+        let prepared =
+            tokio::task::spawn_blocking(move || prepare(&running_config, &file)).await.unwrap_or_else(
+                |error| Err(ReloadError::Config(ConfigError::whole_file("reload", error.to_string()))),
+            );
+        let prepared = match prepared {
+            Ok((config, clients, restart_needed)) => {
+                match crate::policy_store::versions::in_force_at_start(&config, &store).await {
+                    Ok(policy) => Ok(Prepared { config, clients, policy, restart_needed }),
+                    Err(error) => Err(error.into()),
+                }
+            }
+            Err(error) => Err(error),
+        };
         let resource = path.display().to_string();
         let prepared = match prepared {
             Ok(prepared) => prepared,
@@ -254,16 +262,15 @@ struct Prepared {
     restart_needed: Vec<&'static str>,
 }
 
-/// Reads and checks the file and builds what the new gateway needs; touches nothing running.
+/// Reads and checks the file and builds the clients the new gateway needs (its policy is read
+/// after, from the store); touches nothing running.
 fn prepare(
     running: &Config,
     path: &std::path::Path,
-    store: &Arc<dyn Store>,
-) -> Result<Prepared, ReloadError> {
+) -> Result<(Config, Clients, Vec<&'static str>), ReloadError> {
     let mut config = Config::load(path)?;
     let restart_needed = keep_running_values(running, &mut config);
     let upstreams = UpstreamClients::new(&config)?;
     let llm = config.llm.clone().map(LlmClient::new).transpose()?;
-    let policy = crate::policy_store::versions::in_force_at_start(&config, store)?;
-    Ok(Prepared { config, clients: Clients { upstreams, llm }, policy, restart_needed })
+    Ok((config, Clients { upstreams, llm }, restart_needed))
 }

@@ -65,14 +65,33 @@ pub fn execute(command: StoreCommand) -> anyhow::Result<bool> {
     }
 }
 
+/// Where a backup's records come from: hands the store's walk to the sink, returns its name.
+type Source<'a> =
+    dyn FnMut(&mut dyn FnMut(Item) -> Result<(), BackupError>) -> anyhow::Result<&'static str> + 'a;
+
 fn backup_to(config: &Config, to: &Path, admin: Option<String>) -> anyhow::Result<bool> {
+    if let StoreLocation::Database(_) = &config.store {
+        // A shared database is read directly, beside the running replicas: each table is read
+        // in key order, the audit log first (see `store::backup`).
+        let (owned, to) = (config.clone(), to.to_owned());
+        return crate::cli::with_store(config, move |_, store| {
+            write_backup(&owned, &to, &mut |sink| {
+                backup::walk(store.as_ref(), sink)?;
+                Ok("the database")
+            })
+        });
+    }
     let store_path = store_directory(config)?;
+    write_backup(config, to, &mut |sink| read_store(config, &store_path, admin.clone(), sink))
+}
+
+fn write_backup(config: &Config, to: &Path, read_store: &mut Source<'_>) -> anyhow::Result<bool> {
     let mut progress = Progress::new("backup");
     if to == Path::new("-") {
         let mut output = std::io::BufWriter::new(std::io::stdout().lock());
         output.write_all(backup::MAGIC)?;
         let mut buffer = Vec::new();
-        let source = read_store(config, &store_path, admin, &mut |item| {
+        let source = read_store(&mut |item| {
             progress.see(&item);
             buffer.clear();
             backup::encode(&item, &mut buffer);
@@ -91,7 +110,7 @@ fn backup_to(config: &Config, to: &Path, admin: Option<String>) -> anyhow::Resul
     let copied = (|| {
         let copy = SledStore::create_new(to)?;
         let mut importer = Importer::new(&copy);
-        let source = read_store(config, &store_path, admin, &mut |item| {
+        let source = read_store(&mut |item| {
             progress.see(&item);
             importer.accept(item)
         })?;
@@ -205,6 +224,10 @@ fn store_directory(config: &Config) -> anyhow::Result<PathBuf> {
     match &config.store {
         StoreLocation::Directory(path) => Ok(path.clone()),
         StoreLocation::Memory => bail!("store.path is \":memory:\": there is no store on disk"),
+        StoreLocation::Database(_) => bail!(
+            "store.url names a database: restore it with PostgreSQL's own tools (pg_restore of a pg_dump); \
+             `toolgate store restore` fills an embedded store (store.path), which a backup of either can"
+        ),
     }
 }
 

@@ -2,9 +2,11 @@
 //! HTTP/2 and HTTP/1.1, a minimum protocol version, HSTS) takes its certificate from a
 //! `ServerCertificate` that reloads without a restart (`certificate.rs`); connections to
 //! upstreams trust the system roots or a site's own CA bundle and may present a client
-//! certificate (`upstream.rs`). Every file problem names the configuration key it came from.
+//! certificate (`upstream.rs`); the shared store's database is checked against the system roots
+//! and its own CA (`database.rs`). Every file problem names the configuration key it came from.
 
 mod certificate;
+pub mod database;
 mod provider;
 pub mod upstream;
 
@@ -84,6 +86,11 @@ pub fn check(config: &Config) -> Vec<TlsError> {
     let mut problems = Vec::new();
     if let Some(tls) = &config.server.tls
         && let Err(error) = certificate::load_pair(&tls.cert, &tls.key)
+    {
+        problems.push(error);
+    }
+    if let crate::config::StoreLocation::Database(database) = &config.store
+        && let Err(error) = database::client_config(&database.tls)
     {
         problems.push(error);
     }

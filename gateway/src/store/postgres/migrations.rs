@@ -8,7 +8,7 @@ use super::failure;
 use crate::store::StoreError;
 
 /// The schema version this gateway knows; a database at a newer one is refused.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The advisory lock's key (`pg_advisory_xact_lock`): "toolgate" in ASCII, as a number.
 const LOCK_KEY: i64 = 0x746f_6f6c_6761_7465;
@@ -22,6 +22,24 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
         value bytea NOT NULL,
         PRIMARY KEY (tbl, key)
     )",
+    // 2: the audit log with a column, and an index, for each of the query API's filters, and
+    // the chain's one row that every append locks.
+    "CREATE TABLE toolgate_audit (
+        seq bigint PRIMARY KEY CHECK (seq > 0),
+        at timestamptz NOT NULL,
+        user_id text,
+        site text,
+        kind text,
+        decision text,
+        record bytea NOT NULL
+    );
+    CREATE INDEX toolgate_audit_at ON toolgate_audit (at);
+    CREATE INDEX toolgate_audit_user ON toolgate_audit (user_id, seq);
+    CREATE INDEX toolgate_audit_site ON toolgate_audit (site, seq);
+    CREATE INDEX toolgate_audit_kind ON toolgate_audit (kind, seq);
+    CREATE INDEX toolgate_audit_decision ON toolgate_audit (decision, seq);
+    CREATE TABLE toolgate_audit_chain (id int PRIMARY KEY CHECK (id = 1));
+    INSERT INTO toolgate_audit_chain (id) VALUES (1)",
 ];
 
 /// Brings the schema to [`SCHEMA_VERSION`], or refuses a newer one.

@@ -11,19 +11,40 @@
 //!
 //! The schema's version lives in the database and only `migrations` moves it, under a lock, so
 //! replicas that start together migrate once; a gateway refuses a schema newer than it knows.
+//! The audit log has a relation of its own with real columns (`audit.rs`); calls on
+//! [`Table::Audit`] go there.
+//!
 //! TLS is the caller's: the `rustls` configuration comes ready-made (layer 0 builds no trust).
 
+mod audit;
+mod blocking;
 mod migrations;
+mod notify;
 
 use super::{Entry, StoreError, Table};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use audit::{AuditQuery, ChainAppend, ChainTip};
+pub use blocking::PgBlocking;
 pub use migrations::SCHEMA_VERSION;
+pub use notify::{Notice, RESYNC};
 
 /// How long a call waits for a pooled connection (or a new one) before it fails.
 const POOL_WAIT: Duration = Duration::from_secs(2);
+/// The longest a whole call may take, waiting for a connection included: a database that stops
+/// answering turns into errors (and 503s) within it, never into hung requests.
+pub const CALL_LIMIT: Duration = Duration::from_secs(2);
+
+/// `work`, or an error once it has taken [`CALL_LIMIT`].
+pub async fn bounded<T>(
+    work: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    tokio::time::timeout(CALL_LIMIT, work)
+        .await
+        .unwrap_or_else(|_| Err(StoreError(format!("database: no answer within {} s", CALL_LIMIT.as_secs()))))
+}
 
 /// How to reach the database.
 pub struct PgSettings {
@@ -42,6 +63,7 @@ pub struct PgSettings {
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool,
+    listener: Arc<notify::Listener>,
 }
 
 /// A database failure with its causes (the pool's "could not create a connection" says little
@@ -54,6 +76,14 @@ fn failure(error: impl std::error::Error) -> StoreError {
         cause = error.source();
     }
     StoreError(text)
+}
+
+/// The audit log is appended and pruned, never taken from or swapped (its chain would break).
+fn refuse_audit(table: Table, call: &str) -> Result<(), StoreError> {
+    match table {
+        Table::Audit => Err(StoreError(format!("{call} is not an audit log operation"))),
+        _ => Ok(()),
+    }
 }
 
 impl PgStore {
@@ -75,7 +105,9 @@ impl PgStore {
             None => tokio_postgres::config::SslMode::Disable,
         });
         config.connect_timeout(POOL_WAIT);
+        config.keepalives_idle(Duration::from_secs(10));
         config.application_name("toolgate");
+        let listener = Arc::new(notify::Listener::new(config.clone(), settings.tls.clone()));
         let recycling = ManagerConfig { recycling_method: RecyclingMethod::Fast };
         let manager = match &settings.tls {
             Some(tls) => Manager::from_config(
@@ -93,10 +125,16 @@ impl PgStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(|error| StoreError(format!("database pool: {error}")))?;
-        let store = Self { pool };
+        let store = Self { pool, listener };
         let mut client = store.client().await?;
         migrations::run(&mut client).await?;
         Ok(store)
+    }
+
+    /// Answers when the database does.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.client().await?.simple_query("SELECT 1").await.map_err(failure)?;
+        Ok(())
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
@@ -105,6 +143,9 @@ impl PgStore {
 
     /// Writes (or replaces) a record.
     pub async fn put(&self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        if table == Table::Audit {
+            return self.audit_put_batch(&[(key.to_vec(), value.to_vec())]).await;
+        }
         let client = self.client().await?;
         client
             .execute(
@@ -119,6 +160,9 @@ impl PgStore {
 
     /// Reads a record.
     pub async fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        if table == Table::Audit {
+            return self.audit_get(key).await;
+        }
         let client = self.client().await?;
         let row = client
             .query_opt("SELECT value FROM toolgate_kv WHERE tbl = $1 AND key = $2", &[&table.name(), &key])
@@ -129,6 +173,7 @@ impl PgStore {
 
     /// Removes a record and returns it, atomically: of two replicas taking it, one gets it.
     pub async fn take(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        refuse_audit(table, "take")?;
         let client = self.client().await?;
         let row = client
             .query_opt(
@@ -142,6 +187,9 @@ impl PgStore {
 
     /// Removes a record.
     pub async fn delete(&self, table: Table, key: &[u8]) -> Result<(), StoreError> {
+        if table == Table::Audit {
+            return self.audit_delete(key).await;
+        }
         let client = self.client().await?;
         client
             .execute("DELETE FROM toolgate_kv WHERE tbl = $1 AND key = $2", &[&table.name(), &key])
@@ -159,6 +207,7 @@ impl PgStore {
         old: Option<&[u8]>,
         new: Option<&[u8]>,
     ) -> Result<bool, StoreError> {
+        refuse_audit(table, "compare_and_swap")?;
         let client = self.client().await?;
         let name = table.name();
         let changed = match (old, new) {
@@ -197,6 +246,9 @@ impl PgStore {
 
     /// Writes several records atomically (all or none).
     pub async fn put_batch(&self, table: Table, records: &[Entry]) -> Result<(), StoreError> {
+        if table == Table::Audit {
+            return self.audit_put_batch(records).await;
+        }
         let mut client = self.client().await?;
         let transaction = client.transaction().await.map_err(failure)?;
         let statement = transaction
@@ -214,6 +266,9 @@ impl PgStore {
 
     /// Up to `limit` records with keys `>= from`, in key order.
     pub async fn range(&self, table: Table, from: &[u8], limit: usize) -> Result<Vec<Entry>, StoreError> {
+        if table == Table::Audit {
+            return self.audit_range(from, limit).await;
+        }
         let client = self.client().await?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = client
@@ -228,6 +283,9 @@ impl PgStore {
 
     /// The record with the greatest key.
     pub async fn last(&self, table: Table) -> Result<Option<Entry>, StoreError> {
+        if table == Table::Audit {
+            return self.audit_last().await;
+        }
         let client = self.client().await?;
         let row = client
             .query_opt(
@@ -241,6 +299,9 @@ impl PgStore {
 
     /// Removes every record with a key `< below`; returns how many.
     pub async fn delete_below(&self, table: Table, below: &[u8]) -> Result<usize, StoreError> {
+        if table == Table::Audit {
+            return self.audit_delete_below(below).await;
+        }
         let client = self.client().await?;
         let removed = client
             .execute("DELETE FROM toolgate_kv WHERE tbl = $1 AND key < $2", &[&table.name(), &below])
@@ -251,11 +312,12 @@ impl PgStore {
 
     /// Removes every record for which `expired` says so; returns how many. A record another
     /// replica replaced since it was read is left alone (it is removed only if unchanged).
-    pub async fn sweep(
+    pub async fn sweep<F: Fn(&[u8]) -> bool + ?Sized>(
         &self,
         table: Table,
-        expired: &(dyn Fn(&[u8]) -> bool + Sync),
+        expired: &F,
     ) -> Result<usize, StoreError> {
+        refuse_audit(table, "sweep")?;
         const PAGE: usize = 512;
         let mut removed = 0;
         let mut from = Vec::new();

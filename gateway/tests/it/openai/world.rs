@@ -109,7 +109,7 @@ impl World {
         let config = Config::parse(&text, "openai-test.toml").expect("test config is valid");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
         let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
-        let gateway = app::start(config, listener, admin, Shutdown::new()).expect("gateway starts");
+        let gateway = app::start(config, listener, admin, Shutdown::new()).await.expect("gateway starts");
         Self { gateway, model, pkcs8: pkcs8.as_ref().to_vec(), issuer, _directory: directory }
     }
 

@@ -17,7 +17,10 @@ pub const PASSWORD: &str = "cluster-test-password";
 pub struct Cluster {
     server: Child,
     port: u16,
-    _dir: tempfile::TempDir,
+    data: PathBuf,
+    options: Vec<String>,
+    identity: Option<(u32, u32)>,
+    dir: tempfile::TempDir,
 }
 
 /// Where Debian puts the server's programs (the newest version), else `PATH`.
@@ -55,6 +58,21 @@ fn as_server_user(command: &mut Command, identity: Option<(u32, u32)>) -> &mut C
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port()
+}
+
+/// Starts `postgres` on `data`.
+fn spawn(data: &Path, port: u16, options: &[String], identity: Option<(u32, u32)>, dir: &Path) -> Child {
+    as_server_user(&mut Command::new(bin("postgres")), identity)
+        .arg("-D")
+        .arg(data)
+        .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1"])
+        .args(options)
+        .arg("-c")
+        .arg(format!("unix_socket_directories={}", dir.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("postgres starts")
 }
 
 /// A server certificate and its key, both PEM.
@@ -115,20 +133,22 @@ impl Cluster {
             ];
         }
         let port = free_port();
-        let server = as_server_user(&mut Command::new(bin("postgres")), identity)
-            .arg("-D")
-            .arg(&data)
-            .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1"])
-            .args(&tls_options)
-            .arg("-c")
-            .arg(format!("unix_socket_directories={}", dir.path().display()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("postgres starts");
-        let cluster = Self { server, port, _dir: dir };
-        cluster.wait_ready(&data);
+        let server = spawn(&data, port, &tls_options, identity, dir.path());
+        let cluster = Self { server, port, data, options: tls_options, identity, dir };
+        cluster.wait_ready(&cluster.data);
         cluster
+    }
+
+    /// Stops the server (a fast shutdown: clients are disconnected) and waits until it is gone.
+    pub fn stop(&mut self) {
+        let _ = Command::new("kill").args(["-INT", &self.server.id().to_string()]).status();
+        let _ = self.server.wait();
+    }
+
+    /// Starts the stopped server again, on the same port with the same data.
+    pub fn restart(&mut self) {
+        self.server = spawn(&self.data, self.port, &self.options, self.identity, self.dir.path());
+        self.wait_ready(&self.data);
     }
 
     fn wait_ready(&self, data: &Path) {

@@ -6,6 +6,7 @@
 
 mod corpus;
 mod provider;
+mod replicas;
 mod sign_out;
 mod signing;
 
@@ -384,7 +385,7 @@ async fn start_gateway(issuer: &str, upstream: SocketAddr) -> (Running, tempfile
     let config = Config::parse(&text, "sso-tokens.toml").expect("test config is valid");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
     let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
-    (app::start(config, listener, admin, Shutdown::new()).expect("gateway starts"), secrets)
+    (app::start(config, listener, admin, Shutdown::new()).await.expect("gateway starts"), secrets)
 }
 
 /// Signs in through the whole redirect dance, the way a browser would.

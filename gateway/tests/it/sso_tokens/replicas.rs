@@ -1,0 +1,246 @@
+//! Three gateway replicas on one PostgreSQL database (`postgres/cluster.rs`), with no sticky
+//! sessions: a session signed in through one replica browses through the others; an approval
+//! decided on one wakes the turn waiting on another at once (not after its 2 s poll); a tool
+//! result posted to one reaches the turn another runs; a gated form action learnt on one is
+//! guarded by the others; a policy version saved on one is in force on the others within 1 s;
+//! the per-user turn limit holds across them. And while the database is down, what needs it
+//! answers 503 within 2 s, `/readyz` says so, and both recover when it returns, without a
+//! restart.
+
+use super::*;
+use crate::postgres::cluster::{Cluster, PASSWORD};
+use gateway::approvals::{Approver, Binding, Decider, args_digest, canonical_args};
+use gateway::turns::{Owner, ToolOutcome};
+
+/// What each replica needs besides its listeners: the database and the shared keys.
+struct Shared {
+    cluster: Cluster,
+    database: String,
+    secrets: tempfile::TempDir,
+}
+
+impl Shared {
+    async fn start() -> Self {
+        let cluster = Cluster::start();
+        let database = cluster.database("replicas").await;
+        let secrets = tempfile::tempdir().expect("secrets directory");
+        let write =
+            |name: &str, text: &str| std::fs::write(secrets.path().join(name), text).expect("write secret");
+        write("client-secret", "s3cret\n");
+        write("session-key", SESSION_KEY);
+        write("db-password", PASSWORD);
+        write("assertion-key.pem", &assertion_key_pem());
+        Self { cluster, database, secrets }
+    }
+
+    /// A replica's configuration: SSO against `issuer`, one site, the shared store, the policy
+    /// managed by the dashboard (in the store).
+    fn config(&self, issuer: &str, upstream: SocketAddr) -> Config {
+        let secret = |name: &str| self.secrets.path().join(name).display().to_string();
+        let text = format!(
+            "public_url = \"http://localhost:1\"\n\
+             [server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\n\
+             [store]\nurl = \"{url}\"\npassword = \"file:{password}\"\ntls = \"disable\"\npool_size = 4\n\
+             [policy]\nmanaged_by = \"dashboard\"\n\
+             [limits]\nmax_header_bytes = 4194304\n\
+             [sso]\nissuer = \"{issuer}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"file:{client}\"\n\
+             algorithms = [\"ES256\", \"RS256\"]\nsession_keys = [\"file:{session}\"]\n\
+             assertion_keys = [\"file:{assertion}\"]\n\
+             [sites.app]\nhost = \"app.localhost\"\nupstream = \"http://{upstream}\"\n",
+            url = self.cluster.url(&self.database),
+            password = secret("db-password"),
+            client = secret("client-secret"),
+            session = secret("session-key"),
+            assertion = secret("assertion-key.pem"),
+        );
+        Config::parse(&text, "replica.toml").expect("replica config is valid")
+    }
+
+    async fn replica(&self, issuer: &str, upstream: SocketAddr) -> Running {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
+        let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
+        app::start(self.config(issuer, upstream), listener, admin, Shutdown::new())
+            .await
+            .expect("replica starts")
+    }
+}
+
+/// An ES256 key in PKCS#8 PEM, as `sso.assertion_keys` takes it.
+fn assertion_key_pem() -> String {
+    let document =
+        EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+            .expect("key generates");
+    let encoded = STANDARD.encode(document.as_ref());
+    let lines: Vec<&str> =
+        encoded.as_bytes().chunks(64).map(|line| std::str::from_utf8(line).unwrap_or("")).collect();
+    format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n", lines.join("\n"))
+}
+
+/// Three replicas behind one provider and one site; `world` is signed in through the first.
+async fn three_replicas(shared: &Shared) -> (World, Running, Running) {
+    let keys = Keys::generate();
+    let published = vec![ec_jwk(&keys.ec.pair, "ec-1", Some("ES256")), rsa_jwk(&keys.rsa, "rsa-1")];
+    let provider = Provider::start_with_issuer_suffix(published, "").await;
+    let upstream = recording_upstream().await;
+    let first = shared.replica(&provider.issuer, upstream.address).await;
+    let second = shared.replica(&provider.issuer, upstream.address).await;
+    let third = shared.replica(&provider.issuer, upstream.address).await;
+    let site = format!("app.localhost:{}", first.address.port());
+    let world =
+        World { keys, provider, upstream, gateway: first, site, _secrets: tempfile::tempdir().expect("dir") };
+    (world, second, third)
+}
+
+fn seconds_now() -> u64 {
+    u64::try_from(unix_now()).unwrap_or(0)
+}
+
+fn owner() -> Owner {
+    Owner { user: "alice".into(), session: "session-digest".into(), site: "app".into() }
+}
+
+/// Waits (polling every 10 ms) until `done` holds, at most `limit`; returns how long it took.
+async fn within(limit: Duration, mut done: impl AsyncFnMut() -> bool) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if done().await {
+            return Some(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_replicas_share_sessions_approvals_results_gates_limits_and_the_policy() {
+    let shared = Shared::start().await;
+    let (world, second, third) = three_replicas(&shared).await;
+    let (a, b, c) = (world.gateway.state.clone(), second.state.clone(), third.state.clone());
+
+    // Signed in through A; the same cookie browses through B and C (no sticky sessions).
+    let mut through_a = Client::new(world.gateway.address);
+    let signed_in = sign_in(&world, &mut through_a).await;
+    let cookie = format!("toolgate={}", signed_in.session);
+    for replica in [&second, &third] {
+        let mut client = Client::new(replica.address);
+        let site = format!("app.localhost:{}", replica.address.port());
+        let page = client.get(&site, "/reports", &[("accept", "text/html"), ("cookie", &cookie)]).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text());
+        assert!(page.text().contains("site page"));
+    }
+    assert_eq!(world.upstream.requests().len(), 2, "both pages came from the site");
+
+    // An approval asked on A and waited for there is decided on B: A's waiter wakes at once.
+    let now = seconds_now();
+    let canonical = canonical_args(&json!({"amount": 1200}));
+    let binding = Binding {
+        user: "alice".into(),
+        session: "session-digest".into(),
+        site: "app".into(),
+        tool: "pay".into(),
+        args_digest: args_digest(&canonical),
+        call_id: "call-1".into(),
+        expires_at: now + 300,
+    };
+    let record = a
+        .approvals
+        .request(binding, canonical, Approver::Group("treasury".into()), "big", None, now)
+        .await
+        .expect("approval asked");
+    let waiter = {
+        let (a, id) = (a.clone(), record.id.clone());
+        tokio::spawn(async move {
+            a.approvals.wait(&id, tokio::time::Instant::now() + Duration::from_secs(30)).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let groups = ["treasury".to_owned()];
+    let decided_at = Instant::now();
+    b.approvals
+        .decide(&record.id, &Decider::member("bob", &groups), true, "ok", now)
+        .await
+        .expect("decided on B");
+    let woken = tokio::time::timeout(Duration::from_secs(5), waiter).await.expect("woken").expect("task");
+    let woke_after = decided_at.elapsed();
+    assert!(matches!(woken.expect("record").state, gateway::approvals::ApprovalState::Approved { .. }));
+    assert!(woke_after < Duration::from_secs(1), "woken by the notice, not the 2 s poll: {woke_after:?}");
+
+    // A turn running on A gets the tool result posted to C.
+    let (_turn, mut results) = a.turns.start("turn-1".into(), owner(), 2, 1_000_000).await.expect("turn");
+    let outcome = ToolOutcome { call_id: "call-7".into(), result: Ok(json!({"rows": 3})) };
+    let posted_at = Instant::now();
+    assert!(c.turns.deliver("turn-1", &owner(), outcome.clone()).await, "C accepts it for A's turn");
+    let received = tokio::time::timeout(Duration::from_secs(5), results.recv()).await.expect("delivered");
+    assert_eq!(received.map(|outcome| outcome.call_id).as_deref(), Some("call-7"));
+    assert!(posted_at.elapsed() < Duration::from_secs(1), "at once: {:?}", posted_at.elapsed());
+    let stranger = Owner { user: "mallory".into(), ..owner() };
+    assert!(!c.turns.deliver("turn-1", &stranger, outcome).await, "not for somebody else's turn");
+
+    // The per-user limit holds across replicas: alice has one more turn, wherever it starts.
+    let (_second_turn, _) = b.turns.start("turn-2".into(), owner(), 2, 1_000_000).await.expect("second turn");
+    let refused = c.turns.start("turn-3".into(), owner(), 2, 1_000_000).await.err();
+    assert_eq!(refused, Some(gateway::turns::Refusal::TooManyTurns(2)));
+
+    // A form action gated on A is guarded on B and C: at once through the notice, and by a
+    // look into the store for a state-changing request.
+    let target = gateway::approvals::FormTarget { method: "POST".into(), action_path: "/pay".into() };
+    a.gated_forms.remember("app", &target, seconds_now()).await;
+    assert!(c.gated_forms.is_guarded(&http::Method::POST, "app", "/pay", seconds_now()).await);
+    let heard =
+        within(Duration::from_secs(1), async || b.gated_forms.is_gated("app", "/pay", seconds_now())).await;
+    assert!(heard.is_some(), "B heard of the gate");
+
+    // A policy version saved on A is in force on B and C within a second.
+    let versions = a.policy_versions.as_ref().expect("dashboard-managed policy");
+    let base = versions.current().await.expect("read").map_or(0, |current| current.version);
+    let text = "[[rule]]\nid = \"saved-on-a\"\nsites = [\"app\"]\ntools.allow = [\"pay\"]\n";
+    let saved = versions.save(base, text, "admin", "from A", seconds_now()).await.expect("saved");
+    for (name, replica) in [("B", &b), ("C", &c)] {
+        let took = within(Duration::from_secs(1), async || replica.policy.version() == saved.version).await;
+        assert!(took.is_some(), "{name} did not put version {} in force within 1 s", saved.version);
+        assert!(replica.policy.current().rule_ids().any(|id| id.to_string() == "saved-on-a"), "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_the_database_is_down_requests_get_503_in_time_and_all_recovers_without_a_restart() {
+    let mut shared = Shared::start().await;
+    let keys = Keys::generate();
+    let provider =
+        Provider::start_with_issuer_suffix(vec![ec_jwk(&keys.ec.pair, "ec-1", Some("ES256"))], "").await;
+    let upstream = recording_upstream().await;
+    let replica = shared.replica(&provider.issuer, upstream.address).await;
+    let mut client = Client::new(replica.address);
+    let mut admin = Client::new(replica.admin_address);
+    let ready = admin.get("localhost", "/readyz", &[]).await;
+    assert_eq!(ready.status, StatusCode::OK, "{}", ready.text());
+    assert_eq!(start_login(&mut client, "app.localhost").await.status, StatusCode::FOUND, "sign-in starts");
+
+    shared.cluster.stop();
+    let asked = Instant::now();
+    let login = start_login(&mut client, "app.localhost").await;
+    let took = asked.elapsed();
+    assert_eq!(login.status, StatusCode::SERVICE_UNAVAILABLE, "{}", login.text());
+    assert!(took < Duration::from_millis(2500), "answered within the 2 s call limit: {took:?}");
+    let asked = Instant::now();
+    let ready = admin.get("localhost", "/readyz", &[]).await;
+    assert_eq!(ready.status, StatusCode::SERVICE_UNAVAILABLE, "{}", ready.text());
+    assert!(asked.elapsed() < Duration::from_millis(2500));
+    assert!(!ready.text().contains(PASSWORD), "no secret in the reason");
+    let cookie = "toolgate=not-a-real-session";
+    let page = client.get("app.localhost", "/reports", &[("accept", "text/html"), ("cookie", cookie)]).await;
+    assert_ne!(page.status, StatusCode::OK, "nothing served without its session check");
+    assert!(upstream.requests().is_empty());
+
+    shared.cluster.restart();
+    let recovered = within(Duration::from_secs(10), async || {
+        admin.get("localhost", "/readyz", &[]).await.status == StatusCode::OK
+    })
+    .await;
+    assert!(recovered.is_some(), "/readyz recovers by itself");
+    assert_eq!(
+        start_login(&mut client, "app.localhost").await.status,
+        StatusCode::FOUND,
+        "sign-in works again"
+    );
+}
