@@ -60,6 +60,12 @@ step "alert rules"
 /usr/bin/promtool check rules deploy/prometheus/alerts.yml
 /usr/bin/promtool test rules deploy/prometheus/alerts.test.yml
 
+if ! .venv-tests/bin/python -c 'import helm_python, yaml, sys; sys.exit(helm_python.__version__ != "0.2.2")' 2>/dev/null; then
+  .venv-tests/bin/pip install --quiet --disable-pip-version-check helm-python-sdk==0.2.2 PyYAML
+fi
+command -v kubectl >/dev/null || { echo "test.sh: kubectl is missing" >&2; exit 1; }
+step "Helm chart and kustomizations"; deploy/helm/check.sh
+
 step "formatting"
 cargo fmt --all -- --check
 

@@ -101,6 +101,39 @@ tree_cpu_ticks() { # pid: utime+stime of the process and its direct children (ng
 }
 rss_kb() { awk -v key="$2:" '$1 == key { print $2 }' /proc/"$1"/status; }
 
+# --- PostgreSQL (Debian's postgresql), for the shared store ------------------------------------
+# start_postgres NAME: a cluster of its own in $TMP/NAME (initdb, loopback, a free port, password
+# authentication; as nobody when run as root, since PostgreSQL refuses root), started into PIDS;
+# sets PG_URL (database "toolgate", no password in it) and PG_PASSWORD_FILE.
+start_postgres() {
+    local name="$1" bin dir="$TMP/$1" port as=()
+    bin="$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1)"
+    [[ -x "$bin/postgres" ]] || die "needs PostgreSQL (Debian: apt-get install postgresql)"
+    mkdir -p "$dir"
+    PG_PASSWORD_FILE="$TMP/$name-password"
+    (umask 077 && printf 'bench-%s' "$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')" >"$PG_PASSWORD_FILE")
+    cp "$PG_PASSWORD_FILE" "$dir/password"
+    if [[ "$(id -u)" == 0 ]]; then
+        chmod 711 "$TMP"
+        chown -R 65534:65534 "$dir"
+        as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    fi
+    "${as[@]}" "$bin/initdb" -D "$dir/data" --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 \
+        --username=toolgate --pwfile="$dir/password" >"$TMP/$name-initdb.log" 2>&1 \
+        || { cat "$TMP/$name-initdb.log" >&2; die "initdb failed"; }
+    port="$(free_port)"
+    "${as[@]}" "$bin/postgres" -D "$dir/data" -p "$port" -c listen_addresses=127.0.0.1 \
+        -c unix_socket_directories="$dir" -c max_connections=300 >"$TMP/$name.log" 2>&1 &
+    PIDS+=("$!")
+    for _ in $(seq 100); do
+        "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" && break
+        sleep 0.1
+    done
+    PGPASSWORD="$(cat "$PG_PASSWORD_FILE")" "$bin/createdb" -h 127.0.0.1 -p "$port" -U toolgate toolgate \
+        || { cat "$TMP/$name.log" >&2; die "PostgreSQL did not start"; }
+    PG_URL="postgres://toolgate@127.0.0.1:$port/toolgate"
+}
+
 # --- the OIDC provider fixture (gateway/tests/oidc) -------------------------------------------
 OIDC_DIR="$ROOT/gateway/tests/oidc"
 oidc_fixture_ready() { # installs node_modules when missing
@@ -129,7 +162,22 @@ start_oidc() {
     die "OIDC provider did not print its issuer"
 }
 
-signed_in_gateway_config() { # port store_path client_id secret_file: the head of every SSO gateway config
+signed_in_gateway_config() { # port store client_id secret_file: the head of every SSO gateway config
+    # store: a directory, ":memory:", or "postgres" (the cluster start_postgres started). The
+    # session and assertion keys are configured (generated once per run), as a shared store
+    # requires and every replica must share.
+    [[ -f "$TMP/session-key" ]] || (umask 077 && head -c 32 /dev/urandom | base64 >"$TMP/session-key")
+    [[ -f "$TMP/assertion-key.pem" ]] || (umask 077 && openssl genpkey -algorithm EC \
+        -pkeyopt ec_paramgen_curve:P-256 -out "$TMP/assertion-key.pem" 2>/dev/null) \
+        || die "openssl could not generate the assertion key"
+    local store
+    if [[ "$2" == postgres ]]; then
+        store="url = \"$PG_URL\"
+password = \"file:$PG_PASSWORD_FILE\"
+tls = \"disable\""
+    else
+        store="path = \"$2\""
+    fi
     cat <<EOF
 public_url = "http://localhost:$1"
 
@@ -144,9 +192,11 @@ client_id = "$3"
 client_secret = "file:$4"
 scopes = ["openid", "email", "profile", "groups"]
 algorithms = ["ES256"]
+session_keys = ["file:$TMP/session-key"]
+assertion_keys = ["file:$TMP/assertion-key.pem"]
 
 [store]
-path = "$2"
+$store
 
 [policy]
 file = "$TMP/policy.toml"

@@ -31,8 +31,11 @@
 #                  medians (default 1)
 #   KEEP=1         keep the temp dir (configs, fixtures, logs) and print its path
 #   AUTH           1 (default): also run the authenticated gateway(s); 0: skip (no node needed)
-#   AUTH_STORES    store(s) for the authenticated gateways, "memory" and/or "dir" (default
-#                  "memory dir": one gateway process per store, all measured)
+#   AUTH_STORES    store(s) for the authenticated gateways: "memory", "dir", "postgres" (a
+#                  PostgreSQL cluster of the run's own, Debian's postgresql), "replicas" (two
+#                  gateways on that database, wrk's connections spread over both, the JSON
+#                  route only; with "postgres" too, a "2 replicas/1" row); default "memory dir"
+#                  (one gateway process per store, all measured)
 #   PERF           wrk runs to profile with `perf record` while they are measured, by key
 #                  (json_gw, html_gw, html_gz_gw; space-separated); needs perf. Build with
 #                  `cargo build --profile profiling -p gateway --bin toolgate` for line tables.
@@ -88,7 +91,8 @@ done
 nginx -V 2>&1 | grep -q http_sub_module || die "this nginx lacks http_sub_module (sub_filter)"
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do
-        [[ "$store" == memory || "$store" == dir ]] || die "AUTH_STORES: unknown store '$store' (memory, dir)"
+        [[ "$store" =~ ^(memory|dir|postgres|replicas)$ ]] \
+            || die "AUTH_STORES: unknown store '$store' (memory, dir, postgres, replicas)"
     done
     oidc_fixture_ready
 fi
@@ -103,6 +107,8 @@ GZIP_PORT="$(free_port)"
 declare -A AUTH_PORT AUTH_PID AUTH_COOKIE AUTH_SIGNIN
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do AUTH_PORT[$store]="$(free_port)"; done
+    # "replicas": a second gateway on the same database, signed in through the first.
+    [[ " $AUTH_STORES " == *" replicas "* ]] && AUTH_PORT[replicas_b]="$(free_port)"
 fi
 
 wait_http() { # url [host header] : waits up to 10 s for any HTTP answer
@@ -259,10 +265,29 @@ if [[ "$AUTH" == 1 ]]; then
     OIDC_SECRET="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
     (umask 077 && printf '%s\n' "$OIDC_SECRET" >"$TMP/oidc-client-secret")
     start_oidc oidc bench "$OIDC_SECRET" "$redirect_uris"
+    [[ " $AUTH_STORES " =~ \ (postgres|replicas)\  ]] && start_postgres pg
 
     for store in $AUTH_STORES; do
         port="${AUTH_PORT[$store]}"
-        if [[ "$store" == memory ]]; then store_path=":memory:"; else store_path="$TMP/auth-store"; mkdir -p "$store_path"; fi
+        case "$store" in
+            memory) store_path=":memory:" ;;
+            dir) store_path="$TMP/auth-store"; mkdir -p "$store_path" ;;
+            *) store_path=postgres ;;
+        esac
+        if [[ "$store" == replicas ]]; then
+            # The second replica: the same database and keys, its own port; nobody signs in on it.
+            { signed_in_gateway_config "${AUTH_PORT[replicas_b]}" postgres "bench" "$TMP/oidc-client-secret"; cat <<EOF
+
+[sites.bench]
+host = "$AUTH_HOST"
+upstream = "http://127.0.0.1:$UP_PORT"
+
+$FORM_RULE
+EOF
+            } >"$TMP/auth-replicas_b.toml"
+            start_gateway auth-replicas_b
+            AUTH_PID[replicas_b]="$STARTED_PID"
+        fi
         { signed_in_gateway_config "$port" "$store_path" "bench" "$TMP/oidc-client-secret"; cat <<EOF
 
 [sites.bench]
@@ -298,6 +323,11 @@ EOF
         [[ "${whoami##*$'\n'}" == 200 && "${whoami%$'\n'*}" == *'"alice'* ]] \
             || die "auth-$store: /.toolgate/whoami answered: $whoami"
         AUTH_SIGNIN[$store]="$hops redirects; whoami ${whoami%$'\n'*}"
+        if [[ "$store" == replicas ]]; then
+            # No sticky sessions: the session signed in through the first replica serves on the second.
+            check_target "auth-replicas_b json" "http://127.0.0.1:${AUTH_PORT[replicas_b]}/api.json" '*/*' no \
+                "$AUTH_HOST" "$cookie"
+        fi
     done
 fi
 
@@ -372,6 +402,33 @@ awk -v ut="$up_ttfb" -v utot="$up_total" -v usz="$up_size" -v t="$gw_ttfb" -v to
 
 # --- 5. wrk runs ----------------------------------------------------------------------------
 declare -A RPS P50 P99 ERRS CPU
+# run_wrk_spread key round path accept host cookie: the client's connections spread over the two
+# replicas (half each, at once); requests/s summed, p99 the worse of the two, CPU of both.
+run_wrk_spread() {
+    local key="$1" round="$2" path="$3" accept="$4" host="$5" cookie="$6" half=$((CONNECTIONS / 2))
+    local a="http://127.0.0.1:${AUTH_PORT[replicas]}$path" b="http://127.0.0.1:${AUTH_PORT[replicas_b]}$path"
+    local headers=(-H "Host: $host" -H "Accept: $accept" -H "Cookie: $cookie") c0 c1 reqs
+    local other
+    wrk -t"$THREADS" -c"$half" -d"$WARMUP" "${headers[@]}" "$a" >/dev/null &
+    other=$!
+    wrk -t"$THREADS" -c"$half" -d"$WARMUP" "${headers[@]}" "$b" >/dev/null
+    wait "$other"
+    c0=$(( $(tree_cpu_ticks "${AUTH_PID[replicas]}") + $(tree_cpu_ticks "${AUTH_PID[replicas_b]}") ))
+    wrk -t"$THREADS" -c"$half" -d"$DURATION" --latency "${headers[@]}" "$a" >"$TMP/wrk-$key-$round-a.txt" &
+    other=$!
+    wrk -t"$THREADS" -c"$half" -d"$DURATION" --latency "${headers[@]}" "$b" >"$TMP/wrk-$key-$round-b.txt"
+    wait "$other"
+    c1=$(( $(tree_cpu_ticks "${AUTH_PID[replicas]}") + $(tree_cpu_ticks "${AUTH_PID[replicas_b]}") ))
+    local out_a="$TMP/wrk-$key-$round-a.txt" out_b="$TMP/wrk-$key-$round-b.txt"
+    RPS[$key]+="$(cat "$out_a" "$out_b" | awk '/^Requests\/sec:/ { s += $2 } END { print s }') "
+    P50[$key]+="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out_a")") "
+    P99[$key]+="$(printf '%s\n%s\n' "$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out_a")")" \
+        "$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out_b")")" | sort -g | tail -1) "
+    reqs="$(cat "$out_a" "$out_b" | awk '/requests in/ { s += $1 } END { print s }')"
+    ERRS[$key]=$(( ${ERRS[$key]:-0} + $(cat "$out_a" "$out_b" | awk '/Non-2xx or 3xx responses:/ { s += $NF } END { print s + 0 }') ))
+    CPU[$key]+="$(awk -v d=$((c1 - c0)) -v hz="$CLK_TCK" -v n="${reqs:-0}" \
+        'BEGIN { if (n > 0) printf "%.1f", d / hz * 1e6 / n; else print "nan" }') "
+}
 run_wrk() { # key round url accept pid [host] [cookie] [accept-encoding]
     local key="$1" round="$2" url="$3" accept="$4" pid="$5" host="${6:-$HOST_HEADER}" cookie="${7:-}" encoding="${8:-}"
     local out="$TMP/wrk-$1-$2.txt" c0 c1 reqs non2xx sock headers
@@ -418,6 +475,10 @@ for round in $(seq 1 "$ROUNDS"); do
     run_wrk json_gw "$round" "$GW/api.json" '*/*' "$GW_PID"
     if [[ "$AUTH" == 1 ]]; then
         for store in $AUTH_STORES; do
+            if [[ "$store" == replicas ]]; then
+                run_wrk_spread json_auth_replicas "$round" /api.json '*/*' "$AUTH_HOST" "toolgate=${AUTH_COOKIE[$store]}"
+                continue
+            fi
             run_wrk "json_auth_$store" "$round" "http://127.0.0.1:${AUTH_PORT[$store]}/api.json" '*/*' \
                 "${AUTH_PID[$store]}" "$AUTH_HOST" "toolgate=${AUTH_COOKIE[$store]}"
         done
@@ -428,6 +489,7 @@ for round in $(seq 1 "$ROUNDS"); do
     run_wrk html_gz_gw "$round" "$GW/page.html" text/html "$GW_PID" "$HOST_HEADER" "" gzip
     if [[ "$AUTH" == 1 ]]; then
         for store in $AUTH_STORES; do
+            [[ "$store" == replicas ]] && continue # the replicas row is the JSON route's
             run_wrk "html_auth_$store" "$round" "http://127.0.0.1:${AUTH_PORT[$store]}/page.html" text/html \
                 "${AUTH_PID[$store]}" "$AUTH_HOST" "toolgate=${AUTH_COOKIE[$store]}"
         done
@@ -482,6 +544,9 @@ ratio_row "JSON gateway/proxy_pass" json_gw json_nginx 1.0
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do row "JSON  toolgate SSO ($store store)" "json_auth_$store"; done
     for store in $AUTH_STORES; do auth_ratio_row "JSON SSO($store)/no-SSO" "json_auth_$store" json_gw json_nginx; done
+    if [[ " $AUTH_STORES " == *" replicas "* && " $AUTH_STORES " == *" postgres "* ]]; then
+        ratio_row "JSON 2 replicas/1 (postgres)" json_auth_replicas json_auth_postgres none
+    fi
 fi
 row "HTML  nginx sub_filter" html_nginx
 row "HTML  toolgate (inject)" html_gw
@@ -490,8 +555,8 @@ row "HTML+gzip  nginx sub_filter+gzip" html_gz_nginx
 row "HTML+gzip  toolgate (gzip)" html_gz_gw
 ratio_row "HTML+gzip gateway/nginx" html_gz_gw html_gz_nginx none
 if [[ "$AUTH" == 1 ]]; then
-    for store in $AUTH_STORES; do row "HTML  toolgate SSO ($store store)" "html_auth_$store"; done
-    for store in $AUTH_STORES; do auth_ratio_row "HTML SSO($store)/no-SSO" "html_auth_$store" html_gw html_nginx; done
+    for store in ${AUTH_STORES/replicas/}; do row "HTML  toolgate SSO ($store store)" "html_auth_$store"; done
+    for store in ${AUTH_STORES/replicas/}; do auth_ratio_row "HTML SSO($store)/no-SSO" "html_auth_$store" html_gw html_nginx; done
 fi
 echo
 echo "  errors = non-2xx responses + socket errors; CPU us/req = CPU time of the proxy process(es)"

@@ -39,8 +39,16 @@ impl BackupAccess {
     /// Writes a fresh token into the store directory. Without a store directory, or when the
     /// file cannot be written, backups through the admin listener are off (and say why).
     pub fn prepare(location: &StoreLocation) -> Self {
-        let StoreLocation::Directory(directory) = location else {
-            return Self::off("the store is in memory (store.path = \":memory:\"): nothing to back up");
+        let directory = match location {
+            StoreLocation::Directory(directory) => directory,
+            StoreLocation::Memory => {
+                return Self::off("the store is in memory (store.path = \":memory:\"): nothing to back up");
+            }
+            StoreLocation::Database(_) => {
+                return Self::off(
+                    "the store is a shared database: `toolgate store backup` reads it directly, or use pg_dump",
+                );
+            }
         };
         let path = directory.join(TOKEN_FILE);
         let token = crate::http::hex(&crate::support::random::random_bytes::<32>());

@@ -1,13 +1,16 @@
 //! The deployment artifacts in deploy/, checked without a container engine or a cluster: every
-//! sample configuration passes `check-config` (also the one inside the Kubernetes ConfigMap and
-//! the systemd one in its installed layout); the manifests parse and everything they reference
-//! exists (keys, ports, volumes, the config's secret files and store path); the Dockerfile copies
-//! what exists and agrees with the manifests; the systemd unit passes `systemd-analyze`; and
-//! `toolgate health`, the image's health check, tells a live admin listener from a dead one.
+//! sample configuration passes `check-config` (the ones inside both Kubernetes ConfigMaps, the
+//! ones the Helm chart renders from its accepted value sets, and the systemd one in its
+//! installed layout); the manifests parse and everything they reference exists (keys, ports,
+//! volumes, the config's secret files and store), and the store decides their shape
+//! (`kubernetes.rs`); the Dockerfile copies what exists and agrees with the manifests; the
+//! systemd unit passes `systemd-analyze`; and `toolgate health`, the image's health check, tells
+//! a live admin listener from a dead one. deploy/helm/check.sh lints and renders the chart and
+//! both kustomizations with Helm and kustomize themselves (test.sh runs it).
 
 mod kubernetes;
 
-use kubernetes::Cluster;
+use kubernetes::{Cluster, EMBEDDED, REPLICAS};
 use serde_yaml_ng::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -52,14 +55,16 @@ fn secret_files(config: &str) -> Vec<PathBuf> {
 
 #[test]
 fn sample_configs_in_deploy_subdirectories_pass_check_config() {
-    // The ConfigMap's configuration and policy, as the pod sees them in /etc/toolgate.
-    let cluster = Cluster::load();
-    let map = cluster.named("ConfigMap", "toolgate-config");
-    let pod_view = tempfile::tempdir().expect("temp dir");
-    for (key, value) in map["data"].as_mapping().expect("data") {
-        std::fs::write(pod_view.path().join(text(key)), text(value)).expect("write");
+    // Each ConfigMap's configuration and policy, as the pod sees them in /etc/toolgate.
+    for name in [REPLICAS, EMBEDDED] {
+        let cluster = Cluster::load(name);
+        let map = cluster.named("ConfigMap", "toolgate-config");
+        let pod_view = tempfile::tempdir().expect("temp dir");
+        for (key, value) in map["data"].as_mapping().expect("data") {
+            std::fs::write(pod_view.path().join(text(key)), text(value)).expect("write");
+        }
+        check_config(pod_view.path(), &format!("deploy/{name}/configmap.yaml"));
     }
-    check_config(pod_view.path(), "deploy/kubernetes/configmap.yaml");
 
     // The systemd configuration in its installed layout (the unit's comment): the sample policy
     // beside it as policy.toml.
@@ -69,17 +74,82 @@ fn sample_configs_in_deploy_subdirectories_pass_check_config() {
     std::fs::copy(deploy().join("policy.example.toml"), installed.path().join("policy.toml")).expect("copy");
     check_config(installed.path(), "deploy/systemd/toolgate.toml");
 
-    // No configuration under deploy/ escapes a check (the top-level ones are in cli.rs).
+    // No configuration file anywhere under deploy/ escapes a check (the top-level ones are in
+    // cli.rs; the chart's configuration is rendered from values.yaml, see the next test).
     let mut unchecked = Vec::new();
-    for directory in ["kubernetes", "kubernetes/maintenance", "kubernetes/secrets", "systemd"] {
-        for entry in std::fs::read_dir(deploy().join(directory)).expect("list") {
-            let name = entry.expect("entry").file_name().into_string().unwrap_or_default();
-            if name.ends_with(".toml") && !(directory == "systemd" && name == "toolgate.toml") {
-                unchecked.push(format!("{directory}/{name}"));
+    let mut directories = vec![deploy()];
+    while let Some(directory) = directories.pop() {
+        for entry in std::fs::read_dir(&directory).expect("list") {
+            let path = entry.expect("entry").path();
+            let relative = path.strip_prefix(deploy()).expect("under deploy/").to_string_lossy().into_owned();
+            if path.is_dir() {
+                directories.push(path);
+            } else if relative.ends_with(".toml")
+                && relative.contains('/')
+                && relative != "systemd/toolgate.toml"
+            {
+                unchecked.push(relative);
             }
         }
     }
     assert!(unchecked.is_empty(), "add these to this test: {unchecked:?}");
+}
+
+/// The Python with the Helm SDK (helm-python-sdk) that deploy/helm/check.py needs.
+fn helm_python() -> PathBuf {
+    let python = deploy().join("../.venv-tests/bin/python");
+    let usable = Command::new(&python)
+        .args(["-c", "import helm_python, yaml"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    assert!(
+        usable,
+        "{} cannot import helm_python and yaml: install them (`.venv-tests/bin/pip install \
+         helm-python-sdk==0.2.2 PyYAML`; test.sh does) to render the Helm chart",
+        python.display()
+    );
+    python
+}
+
+#[test]
+fn helm_chart_renders_configs_that_pass_check_config() {
+    // deploy/helm/check.py renders every value set the chart must accept and writes what each
+    // pod sees in /etc/toolgate; the configuration names that directory, so point it here.
+    let rendered = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(helm_python())
+        .arg(deploy().join("helm/check.py"))
+        .arg("--write-configs")
+        .arg(rendered.path().join("sets"))
+        .output()
+        .expect("run deploy/helm/check.py");
+    assert!(
+        output.status.success(),
+        "deploy/helm/check.py --write-configs: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut sets = BTreeSet::new();
+    let mut stores = BTreeSet::new();
+    for entry in std::fs::read_dir(rendered.path().join("sets")).expect("list") {
+        let directory = entry.expect("entry").path();
+        let name = directory.file_name().and_then(|name| name.to_str()).unwrap_or_default().to_owned();
+        let config = read(&directory.join("toolgate.toml"));
+        let here = format!("\"{}/", directory.display());
+        std::fs::write(directory.join("toolgate.toml"), config.replace("\"/etc/toolgate/", &here))
+            .expect("write");
+        check_config(&directory, &format!("deploy/helm/toolgate with the value set {name:?}"));
+        let parsed = gateway::config::Config::parse(&config, "chart").expect("parses");
+        stores.insert(parsed.store.is_shared());
+        sets.insert(name);
+    }
+    // Every set check.py announced, the defaults (PostgreSQL) and the embedded store among them.
+    let announced: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once(": ").map(|(name, _)| name.to_owned()))
+        .collect();
+    assert_eq!(sets, announced, "value sets written = value sets announced");
+    assert!(sets.contains("defaults") && sets.contains("sled"), "{sets:?}");
+    assert_eq!(stores, BTreeSet::from([false, true]), "both stores rendered");
 }
 
 /// Dockerfile instructions, continuation lines joined, comments dropped.
@@ -140,19 +210,37 @@ fn dockerfile_copies_what_exists_and_agrees_with_the_manifests() {
             "Dockerfile.dockerignore leaves out {needed}, which the build needs"
         );
     }
+    for name in [REPLICAS, EMBEDDED] {
+        let secrets = format!("deploy/{name}/secrets");
+        assert!(
+            ignored.contains(&secrets),
+            "Dockerfile.dockerignore must leave out the operator's {secrets}"
+        );
+    }
     let build = all("RUN").find(|run| run.contains("cargo build")).expect("a cargo build step");
     assert!(build.contains("--locked") && build.contains("--bin toolgate"), "{build}");
     assert!(read(&repository.join("gateway/Cargo.toml")).contains("name = \"toolgate\""));
 
-    let cluster = Cluster::load();
-    let pod = &cluster.named("Deployment", "toolgate")["spec"]["template"]["spec"];
+    // The image serves both kustomizations; only the embedded one has a volume.
+    for name in [REPLICAS, EMBEDDED] {
+        dockerfile_agrees_with(&Cluster::load(name), &instructions);
+    }
+}
+
+/// The image's user, ports, health check, volume and command agree with one kustomization.
+fn dockerfile_agrees_with(cluster: &Cluster, instructions: &[(String, String)]) {
+    let all = |word: &'static str| {
+        instructions.iter().filter(move |(w, _)| w == word).map(|(_, rest)| rest.as_str())
+    };
+    let what = cluster.name;
+    let pod = cluster.pod();
     let user = all("USER").next_back().expect("USER");
     let expected = format!(
         "{}:{}",
         pod["securityContext"]["runAsUser"].as_u64().unwrap_or(0),
         pod["securityContext"]["runAsGroup"].as_u64().unwrap_or(0)
     );
-    assert_eq!(user, expected, "the image's user is the pod's user");
+    assert_eq!(user, expected, "{what}: the image's user is the pod's user");
     let exposed: BTreeSet<u64> = all("EXPOSE")
         .flat_map(|ports| ports.split_whitespace())
         .map(|port| port.parse().expect("port"))
@@ -160,7 +248,7 @@ fn dockerfile_copies_what_exists_and_agrees_with_the_manifests() {
     let container = &pod["containers"][0];
     let declared: BTreeSet<u64> =
         list(&container["ports"]).iter().map(|port| port["containerPort"].as_u64().expect("port")).collect();
-    assert_eq!(exposed, declared, "EXPOSE = the Deployment's container ports");
+    assert_eq!(exposed, declared, "{what}: EXPOSE = the Deployment's container ports");
     let admin =
         list(&container["ports"]).iter().find(|port| text(&port["name"]) == "admin").expect("admin port");
     let health = all("HEALTHCHECK").next().expect("HEALTHCHECK");
@@ -168,18 +256,19 @@ fn dockerfile_copies_what_exists_and_agrees_with_the_manifests() {
         "\"health\", \"--url\", \"http://127.0.0.1:{}/healthz\"",
         admin["containerPort"].as_u64().unwrap_or(0)
     );
-    assert!(health.contains(&probe), "the health check asks the admin port: {health}");
-    let volume =
-        list(&container["volumeMounts"]).iter().find(|mount| text(&mount["name"]) == "data").expect("data");
-    assert!(
-        all("VOLUME").any(|volumes| volumes.contains(text(&volume["mountPath"]))),
-        "VOLUME = the data mount"
-    );
+    assert!(health.contains(&probe), "{what}: the health check asks the admin port: {health}");
+    match list(&container["volumeMounts"]).iter().find(|mount| text(&mount["name"]) == "data") {
+        Some(volume) => assert!(
+            all("VOLUME").any(|volumes| volumes.contains(text(&volume["mountPath"]))),
+            "{what}: VOLUME = the data mount"
+        ),
+        None => assert!(cluster.config().store.is_shared(), "{what}: no data volume, yet no database"),
+    }
     let arguments: Vec<String> =
         list(&container["args"]).iter().map(|arg| format!("\"{}\"", text(arg))).collect();
     assert!(
         all("CMD").any(|cmd| cmd == format!("[{}]", arguments.join(", "))),
-        "CMD = the Deployment's args"
+        "{what}: CMD = the Deployment's args"
     );
 }
 
