@@ -244,3 +244,76 @@ async fn while_the_database_is_down_requests_get_503_in_time_and_all_recovers_wi
         "sign-in works again"
     );
 }
+
+/// A rolling upgrade: a newer release migrates the schema (additions only, as every migration
+/// is) while a replica of this release runs. The running replica goes on serving on the newer
+/// schema, sharing the database with the new ones; a replica of this release that starts after
+/// the migration is refused, naming both versions, so the rollout replaces it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn during_a_rolling_upgrade_an_old_replica_serves_on_the_newer_schema() {
+    let shared = Shared::start().await;
+    let keys = Keys::generate();
+    let provider =
+        Provider::start_with_issuer_suffix(vec![ec_jwk(&keys.ec.pair, "ec-1", Some("ES256"))], "").await;
+    let upstream = recording_upstream().await;
+    let old = shared.replica(&provider.issuer, upstream.address).await;
+
+    // The newer release's migration: a column and a table this release does not know.
+    let known = gateway::store::postgres::SCHEMA_VERSION;
+    let database = shared.cluster.client(&shared.database).await;
+    database
+        .batch_execute(
+            "ALTER TABLE toolgate_kv ADD COLUMN written_at timestamptz DEFAULT now();
+             ALTER TABLE toolgate_audit ADD COLUMN trace_id text;
+             CREATE TABLE toolgate_next (id bigint PRIMARY KEY);
+             UPDATE toolgate_schema SET version = version + 1",
+        )
+        .await
+        .expect("the newer release migrates");
+
+    // The old replica writes and reads the shared store as before: a sign-in starts (a
+    // pending login is written), an approval is asked and decided, the audit log appends.
+    let mut client = Client::new(old.address);
+    assert_eq!(start_login(&mut client, "app.localhost").await.status, StatusCode::FOUND);
+    let state = old.state.clone();
+    let now = seconds_now();
+    let canonical = canonical_args(&json!({"n": 1}));
+    let binding = Binding {
+        user: "alice".into(),
+        session: "s".into(),
+        site: "app".into(),
+        tool: "pay".into(),
+        args_digest: args_digest(&canonical),
+        call_id: "c".into(),
+        expires_at: now + 300,
+    };
+    let record =
+        state.approvals.request(binding, canonical, Approver::User, "", None, now).await.expect("asked");
+    state.approvals.decide(&record.id, &Decider::member("alice", &[]), true, "", now).await.expect("decided");
+    let event = gateway::audit::event::AuditEvent::new(gateway::audit::event::EventKind::Login).actor(
+        "alice",
+        None,
+        &[],
+    );
+    state.audit.record(event).await.expect("the audit log appends on the newer schema");
+    let mut admin = Client::new(old.admin_address);
+    assert_eq!(admin.get("localhost", "/readyz", &[]).await.status, StatusCode::OK);
+
+    // A replica of the old release starting now is refused, and says why.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
+    let admin_listener = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
+    let refused = app::start(
+        shared.config(&provider.issuer, upstream.address),
+        listener,
+        admin_listener,
+        Shutdown::new(),
+    )
+    .await
+    .err()
+    .expect("an older release does not start on a newer schema")
+    .to_string();
+    assert!(
+        refused.contains(&format!("version {}", known + 1)) && refused.contains(&format!("({known})")),
+        "{refused}"
+    );
+}
