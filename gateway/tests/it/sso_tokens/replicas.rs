@@ -17,6 +17,8 @@ struct Shared {
     cluster: Cluster,
     database: String,
     secrets: tempfile::TempDir,
+    /// More configuration for every replica (an `[llm]` section).
+    extra: String,
 }
 
 impl Shared {
@@ -30,7 +32,7 @@ impl Shared {
         write("session-key", SESSION_KEY);
         write("db-password", PASSWORD);
         write("assertion-key.pem", &assertion_key_pem());
-        Self { cluster, database, secrets }
+        Self { cluster, database, secrets, extra: String::new() }
     }
 
     /// A replica's configuration: SSO against `issuer`, one site, the shared store, the policy
@@ -46,7 +48,8 @@ impl Shared {
              [sso]\nissuer = \"{issuer}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"file:{client}\"\n\
              algorithms = [\"ES256\", \"RS256\"]\nsession_keys = [\"file:{session}\"]\n\
              assertion_keys = [\"file:{assertion}\"]\n\
-             [sites.app]\nhost = \"app.localhost\"\nupstream = \"http://{upstream}\"\n",
+             [sites.app]\nhost = \"app.localhost\"\nupstream = \"http://{upstream}\"\n{extra}",
+            extra = self.extra,
             url = self.cluster.url(&self.database),
             password = secret("db-password"),
             client = secret("client-secret"),
@@ -76,7 +79,7 @@ fn assertion_key_pem() -> String {
     format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n", lines.join("\n"))
 }
 
-/// Three replicas behind one provider and one site; `world` is signed in through the first.
+/// Three replicas behind one provider and one site; the world's gateway is the first.
 async fn three_replicas(shared: &Shared) -> (World, Running, Running) {
     let keys = Keys::generate();
     let published = vec![ec_jwk(&keys.ec.pair, "ec-1", Some("ES256")), rsa_jwk(&keys.rsa, "rsa-1")];
@@ -316,4 +319,101 @@ async fn during_a_rolling_upgrade_an_old_replica_serves_on_the_newer_schema() {
         refused.contains(&format!("version {}", known + 1)) && refused.contains(&format!("({known})")),
         "{refused}"
     );
+}
+
+/// The agent over HTTP across replicas, as the page's runtime drives it with no sticky
+/// sessions: the turn streams from A, its call needs the treasury group's approval, which a
+/// treasurer gives through B's approvals API, and the page posts the tool's result to C. The
+/// turn on A goes on at each step and ends with the model's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_on_one_replica_is_approved_on_another_and_gets_its_result_from_a_third() {
+    let mut shared = Shared::start().await;
+    let (_model, llm) = crate::agent_turn::model(gateway::demo::model::StandInOptions::default()).await;
+    shared.extra = llm;
+    let (world, second, third) = three_replicas(&shared).await;
+    let (a, b, c) = (world.gateway.state.clone(), second.state.clone(), third.state.clone());
+    let versions = a.policy_versions.as_ref().expect("dashboard-managed policy");
+    let base = versions.current().await.expect("read").map_or(0, |current| current.version);
+    let policy = "groups = [\"treasury\"]\n[[rule]]\nid = \"tasks-need-treasury\"\nsites = [\"app\"]\n\
+                  tools.approve_by = { tools = [\"add_task\"], group = \"treasury\" }\n";
+    let saved = versions.save(base, policy, "admin", "", seconds_now()).await.expect("policy saved");
+    for replica in [&b, &c] {
+        let current =
+            within(Duration::from_secs(1), async || replica.policy.version() == saved.version).await;
+        assert!(current.is_some(), "the policy is in force everywhere");
+    }
+
+    let mut through_a = Client::new(world.gateway.address);
+    let cookie = format!("toolgate={}", sign_in(&world, &mut through_a).await.session);
+    let site_host = "app.localhost";
+    let session = through_a.get(site_host, "/.toolgate/agent/session", &[("cookie", &cookie)]).await;
+    assert_eq!(session.status, StatusCode::OK, "{}", session.text());
+    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session JSON")["csrf"]
+        .as_str()
+        .expect("csrf")
+        .to_owned();
+    let post = |host: &str, path: &str, body: &Value, authorization: Option<&str>| {
+        let mut request = Request::post(path)
+            .header("host", host)
+            .header("content-type", "application/json")
+            .header("cookie", cookie.as_str())
+            .header("x-toolgate-csrf", csrf.as_str());
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        request.body(Full::new(Bytes::from(body.to_string()))).expect("request")
+    };
+    let turn = json!({
+        "message": "Please add a task: \"Water the plants\"",
+        "tools": [{"name": "add_task", "description": "Add a task to the board", "source": "voix",
+                   "input_schema": {"type": "object", "properties": {"title": {"type": "string"}},
+                                    "required": ["title"]}}],
+        "contexts": [],
+    });
+    let response =
+        crate::harness::open(world.gateway.address, post(site_host, "/.toolgate/agent/turn", &turn, None))
+            .await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    let mut treasurer_claims = world.claims();
+    treasurer_claims["sub"] = json!("tara");
+    treasurer_claims["groups"] = json!(["treasury"]);
+    let treasurer = format!("Bearer {}", world.token_with(&world.keys.ec, "ec-1", &treasurer_claims));
+    let (b_address, c_address) = (second.address, third.address);
+    let mut turn_id = String::new();
+    let seen = crate::agent_turn::events(response, async |event: &Value| match event["event"].as_str() {
+        Some("started") => turn_id = event["turn_id"].as_str().unwrap_or_default().to_owned(),
+        Some("approval_required") => {
+            assert_eq!(event["approver"], "treasury");
+            let path = format!("/.toolgate/approvals/{}", event["approval_id"].as_str().unwrap_or_default());
+            let decision = json!({"approve": true, "comment": "decided on B"});
+            let decided =
+                crate::harness::send(b_address, post(GATEWAY_HOST, &path, &decision, Some(&treasurer))).await;
+            assert_eq!(decided.status, StatusCode::OK, "{}", decided.text());
+        }
+        Some("tool_call") => {
+            let answer = json!({"turn_id": turn_id, "call_id": event["call_id"], "ok": true,
+                                "result": {"added": event["args"]["title"]}});
+            let posted =
+                crate::harness::send(c_address, post(site_host, "/.toolgate/agent/result", &answer, None))
+                    .await;
+            assert_eq!(posted.status, StatusCode::ACCEPTED, "{}", posted.text());
+        }
+        _ => {}
+    })
+    .await;
+    let kinds: Vec<&str> = seen.iter().filter_map(|event| event["event"].as_str()).collect();
+    for step in ["approval_required", "approval_resolved", "tool_call", "done"] {
+        assert!(kinds.contains(&step), "{step} missing: {seen:#?}");
+    }
+    let resolved = seen.iter().find(|event| event["event"] == "approval_resolved").expect("resolved");
+    assert_eq!(resolved["decision"], "approved");
+    let text: String = seen
+        .iter()
+        .filter(|event| event["event"] == "text")
+        .filter_map(|event| event["delta"].as_str())
+        .collect();
+    assert!(text.contains("Water the plants"), "the answer reports the result: {text}");
+    let parked = c.store.range(gateway::store::Table::ToolResults, b"", 10).await.expect("read");
+    assert!(parked.is_empty(), "the result C parked was taken by A");
 }
