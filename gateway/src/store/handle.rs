@@ -1,8 +1,9 @@
 //! The store as async callers reach it, whichever it is: [`StoreHandle`]. The embedded store's
 //! calls run on the blocking pool (a sled read may wait on the disk, a flush on `fdatasync`),
-//! PostgreSQL's wait on the network; no call holds an async worker thread. Callers move to it
-//! from the synchronous [`Store`] trait one module at a time; once they all have, the gateway
-//! can be started on PostgreSQL.
+//! PostgreSQL's wait on the network, each within the call limit (2 s); no call holds an async
+//! worker thread. Code that already runs where it may block uses the synchronous [`Store`]
+//! trait instead (`blocking_store`). The handle also announces changes to the other replicas
+//! and hears theirs (PostgreSQL only), and answers readiness checks.
 
 use super::postgres::bounded;
 use super::{Entry, PgBlocking, PgStore, Store, StoreError, Table};

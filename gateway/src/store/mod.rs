@@ -1,6 +1,8 @@
 //! Shared state behind one trait: sessions, pending logins and one-time handoff tickets,
-//! the tool inventory, the audit log, approvals and policy versions. The embedded sled store
-//! serves one replica; a shared database can implement the same trait to serve several.
+//! the tool inventory, the audit log, approvals, policy versions, agent turn limits, parked tool
+//! results and gated form actions. The embedded sled store serves one replica; PostgreSQL
+//! (`postgres/`) serves several, through the async [`StoreHandle`] or, on threads that may
+//! block, the same trait ([`PgBlocking`]).
 //!
 //! Records are opaque bytes to the store; their owners (`session.rs`, `login.rs`) serialize
 //! them. Every record that expires carries its own expiry and is checked on read.
