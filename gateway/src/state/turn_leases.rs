@@ -134,3 +134,47 @@ fn unavailable(error: StoreError) -> Refusal {
     tracing::error!(error = %error, "agent turn limits cannot be read or written");
     Refusal::Unavailable
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SledStore;
+    use std::sync::Arc;
+
+    fn alice() -> Owner {
+        Owner { user: "alice".into(), session: "s".into(), site: "tasks".into() }
+    }
+
+    /// A replica killed while its turn runs never releases the lease: the slot comes back when
+    /// the lease ends, so no user is locked out for good; and the lease no longer vouches for
+    /// the turn (a result posted for it is refused).
+    #[tokio::test]
+    async fn a_dead_replicas_lease_ends_by_itself() {
+        let store = StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store")));
+        let now = 1_000_000;
+        acquire(&store, "t1", &alice(), (1, 1000), now).await.expect("first turn");
+        assert!(is_running(&store, "t1", &alice(), now + 1).await.expect("read"));
+        assert_eq!(acquire(&store, "t2", &alice(), (1, 1000), now + 1).await, Err(Refusal::TooManyTurns(1)));
+        let later = now + LEASE_SECONDS;
+        assert!(!is_running(&store, "t1", &alice(), later).await.expect("read"), "the lease ended");
+        acquire(&store, "t2", &alice(), (1, 1000), later).await.expect("the slot is free again");
+    }
+
+    #[tokio::test]
+    async fn tokens_count_per_hour_and_idle_records_go() {
+        let store = StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store")));
+        let hour = 3600 * 500;
+        acquire(&store, "t1", &alice(), (2, 100), hour).await.expect("turn");
+        finish(&store, "alice", "t1", 150, hour + 10).await.expect("finished");
+        assert_eq!(
+            acquire(&store, "t2", &alice(), (2, 100), hour + 20).await,
+            Err(Refusal::TokenBudget(100))
+        );
+        let bytes = store.get(Table::AgentTurns, b"alice").await.expect("read").expect("record");
+        assert!(!is_idle(&bytes, hour + 30), "this hour's tokens still count");
+        acquire(&store, "t3", &alice(), (2, 100), hour + 3600).await.expect("a new hour, a new budget");
+        finish(&store, "alice", "t3", 0, hour + 3601).await.expect("finished");
+        let bytes = store.get(Table::AgentTurns, b"alice").await.expect("read").expect("record");
+        assert!(is_idle(&bytes, hour + 7200), "nothing counts an hour later");
+    }
+}
