@@ -316,7 +316,12 @@ pub fn checkpoint_event(removed: u64, before: &str) -> AuditEvent {
 
 /// Checks the end of the chain at start-up so damaged store files are reported, not accepted.
 fn check_tail(store: &dyn Store) -> Result<(), AuditStartError> {
-    let Some((key, bytes)) = store.last(Table::Audit)? else { return Ok(()) };
+    // The head first, then the end of the log: a writer on another replica commits its records
+    // and the head together, so appends between the two reads only make the log longer than
+    // the head said, never shorter; the other order would take them for a truncation.
+    let head =
+        store.get(Table::Meta, HEAD_KEY)?.and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok());
+    let Some((key, _)) = store.last(Table::Audit)? else { return Ok(()) };
     let last_seq = u64::from_be_bytes(key.as_slice().try_into().unwrap_or([0xff; 8]));
     let start = last_seq.saturating_sub(STARTUP_CHECK).max(1);
     let page = store.range(Table::Audit, &Record::key(start), STARTUP_CHECK as usize + 1)?;
@@ -335,9 +340,7 @@ fn check_tail(store: &dyn Store) -> Result<(), AuditStartError> {
         }
         previous = Some(record);
     }
-    let _ = bytes;
-    if let Some(head) =
-        store.get(Table::Meta, HEAD_KEY)?.and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok())
+    if let Some(head) = head
         && head.seq > last_seq
     {
         return Err(AuditStartError::Corrupt(verify::ChainError::Truncated(last_seq + 1)));
