@@ -239,7 +239,7 @@ async fn handle_call(
     }
     let waited = wait_for_call(turn, &call_id, exposed.form.is_some(), events, results).await;
     let site_answer = waited.as_ref().and_then(|(_, answer)| *answer);
-    let page_left = site_answer.is_some() && turn.outcomes.navigated(&turn.owner.key(), &call_id);
+    let page_left = site_answer.is_some() && turn.outcomes.navigated(&turn.owner.key(), &call_id).await;
     let content = match waited.map(|(result, _)| result) {
         Some(Ok(result)) => prompt::tool_result(&turn.view, &result, scope).0,
         // Page and site text: redacted like every other string the model reads.
@@ -315,7 +315,7 @@ async fn wait_for_call(
     };
     // The site answered. A submission that replaced the page: the page is gone. A page that sent
     // the submission itself (fetch) still posts its result, which carries the site's answer too.
-    if turn.outcomes.navigated(owner, call_id) {
+    if turn.outcomes.navigated(owner, call_id).await {
         return Some(answered);
     }
     tokio::select! {

@@ -169,7 +169,7 @@ pub async fn start(
 }
 
 /// Removes expired sign-in records, old approvals, captured audit texts, parked tool results,
-/// idle turn records and forgotten form gates, until shutdown.
+/// idle turn records, forgotten form gates and shared form outcomes, until shutdown.
 async fn sweep_periodically(
     gateway: Arc<Gateway>,
     sso: Option<Arc<Sso>>,
@@ -193,8 +193,10 @@ async fn sweep_periodically(
                 let texts = crate::store::blocking(move || crate::audit::content::sweep(texts.as_ref())).await;
                 let turns = gateway.turns.sweep().await;
                 let gates = gateway.gated_forms.sweep(now).await;
-                let removed =
-                    [signed_in, approvals, texts, turns, gates].into_iter().sum::<Result<usize, StoreError>>();
+                let outcomes = gateway.outcomes.sweep().await;
+                let removed = [signed_in, approvals, texts, turns, gates, outcomes]
+                    .into_iter()
+                    .sum::<Result<usize, StoreError>>();
                 match removed {
                     Ok(removed) if removed > 0 => tracing::info!(removed, "expired records removed"),
                     Ok(_) => {}

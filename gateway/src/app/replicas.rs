@@ -1,8 +1,9 @@
 //! Following the other replicas on a shared store: the changes they announce (see
 //! `store/postgres/notify.rs`) reach this process's waiters at once. An approval decided
 //! elsewhere wakes the turns waiting here; a tool result posted elsewhere for a turn running here
-//! is taken into it; a form action gated elsewhere is guarded here too; a policy version saved
-//! elsewhere is put in force here.
+//! is taken into it; a form action gated elsewhere is guarded here too; a site's answer to a form
+//! submission that went through another replica wakes the turn waiting for it; a policy version
+//! saved elsewhere is put in force here.
 //! After a reconnection (notices may have been lost) both are re-read.
 
 use crate::state::Gateway;
@@ -35,6 +36,9 @@ pub async fn follow(gateway: Arc<Gateway>, shutdown: impl Future<Output = ()>) {
         }
         if resync || topic == "approval" {
             gateway.approvals.changed_elsewhere();
+        }
+        if resync || topic == "outcome" {
+            gateway.outcomes.changed_elsewhere();
         }
         if (resync || topic == "policy")
             && let Some(versions) = &gateway.policy_versions

@@ -5,10 +5,10 @@
 
 use http::{Method, StatusCode};
 use injector::PageAnswer;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The site's answer to one submission.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum SiteAnswer {
     /// The site took the submission.

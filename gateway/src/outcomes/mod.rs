@@ -11,12 +11,16 @@
 //! lets the agent's turn and the runtime wait for it. One submission per call is observed: a
 //! mark seen again is ignored. Entries are bounded in number and age.
 //!
+//! On a shared store, each step is also written for the other replicas (`shared.rs`): a turn
+//! waits for its call's answer wherever the submission went through.
+//!
 //! Layer 3 of the gateway (ARCHITECTURE.md, "Code map"): may import `config`, `http`, `metrics`,
-//! `support`.
+//! `store`, `support`.
 
 pub mod answer;
 pub mod mark;
 mod observation;
+mod shared;
 
 pub use answer::{SiteAnswer, Submitted, classify};
 pub use mark::Mark;
@@ -42,6 +46,15 @@ pub struct Outcomes {
     entries: Mutex<HashMap<(String, String), Entry>>,
     arrivals: std::sync::atomic::AtomicU64,
     changed: Notify,
+    /// The other replicas' steps (a shared store only).
+    shared: Option<shared::Shared>,
+}
+
+/// A call's stage as a waiter sees it, from this registry or another replica's.
+enum Seen {
+    Begun,
+    Redirected { answer: SiteAnswer, at: Instant },
+    Final(SiteAnswer),
 }
 
 struct Entry {
@@ -63,6 +76,31 @@ enum Stage {
 }
 
 impl Outcomes {
+    /// A registry whose steps every replica on `store` sees (the embedded store has no other
+    /// replica: a plain registry). Starts its writer task, so it is built inside the runtime.
+    pub fn new(store: &crate::store::StoreHandle) -> Self {
+        Self { shared: store.is_shared().then(|| shared::Shared::new(store.clone())), ..Self::default() }
+    }
+
+    /// Another replica stored a step: waiters look again.
+    pub fn changed_elsewhere(&self) {
+        self.changed.notify_waiters();
+    }
+
+    /// Removes the steps shared with other replicas that expired; returns how many.
+    pub async fn sweep(&self) -> Result<usize, crate::store::StoreError> {
+        match &self.shared {
+            Some(shared) => shared.sweep().await,
+            None => Ok(0),
+        }
+    }
+
+    fn publish(&self, owner: &str, call_id: &str, stage: shared::StoredStage, navigates: bool) {
+        if let Some(shared) = &self.shared {
+            shared.publish(owner, call_id, stage, navigates, KEEP_FOR);
+        }
+    }
+
     /// Starts watching the submission `mark` names (`navigates`: it replaces the page that sent
     /// it); `None` when this call was already observed (a replayed or stale mark), which is then
     /// not watched again.
@@ -83,6 +121,7 @@ impl Outcomes {
         let order = self.arrivals.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         entries.insert(key, Entry { since: now, navigates, order, stage: Stage::Begun });
         drop(entries);
+        self.publish(owner, &mark.call_id, shared::StoredStage::Begun, navigates);
         self.changed.notify_waiters();
         Some(self.observation(owner, &mark.call_id, false))
     }
@@ -109,9 +148,15 @@ impl Outcomes {
         self.lock().contains_key(&(owner.to_owned(), call_id.to_owned()))
     }
 
-    /// Whether this call's submission navigated away from the page that sent it.
-    pub fn navigated(&self, owner: &str, call_id: &str) -> bool {
-        self.lock().get(&(owner.to_owned(), call_id.to_owned())).is_some_and(|entry| entry.navigates)
+    /// Whether this call's submission navigated away from the page that sent it (on whichever
+    /// replica it went through).
+    pub async fn navigated(&self, owner: &str, call_id: &str) -> bool {
+        let local = self.lock().get(&(owner.to_owned(), call_id.to_owned())).map(|entry| entry.navigates);
+        match (local, &self.shared) {
+            (Some(navigates), _) => navigates,
+            (None, Some(shared)) => shared.read(owner, call_id).await.is_some_and(|stored| stored.navigates),
+            (None, None) => false,
+        }
     }
 
     /// Whether one of `owner`'s calls whose id starts with `prefix` navigated its page away
@@ -141,22 +186,44 @@ impl Outcomes {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            let seen = match self.seen_here(&key) {
+                Some(seen) => Some(seen),
+                None => self.seen_elsewhere(owner, call_id).await,
+            };
             let now = Instant::now();
-            let wake = match self.lock().get(&key).map(|entry| &entry.stage) {
-                Some(Stage::Final(answer)) => return Some(answer.clone()),
-                Some(Stage::Redirected { answer, at, .. })
-                    if now >= *at + LANDING_GRACE || now >= deadline =>
-                {
-                    return Some(answer.clone());
+            let wake = match seen {
+                Some(Seen::Final(answer)) => return Some(answer),
+                Some(Seen::Redirected { answer, at }) if now >= at + LANDING_GRACE || now >= deadline => {
+                    return Some(answer);
                 }
-                Some(Stage::Redirected { at, .. }) => (*at + LANDING_GRACE).min(deadline),
-                Some(Stage::Begun) if now >= deadline => return None,
-                Some(Stage::Begun) => deadline,
+                Some(Seen::Redirected { at, .. }) => (at + LANDING_GRACE).min(deadline),
+                Some(Seen::Begun) if now >= deadline => return None,
+                Some(Seen::Begun) => deadline,
                 None if now >= arrival_by.min(deadline) => return None,
                 None => arrival_by.min(deadline),
             };
             let _ = tokio::time::timeout_at(wake, notified).await;
         }
+    }
+
+    fn seen_here(&self, key: &(String, String)) -> Option<Seen> {
+        self.lock().get(key).map(|entry| match &entry.stage {
+            Stage::Begun => Seen::Begun,
+            Stage::Redirected { answer, at, .. } => Seen::Redirected { answer: answer.clone(), at: *at },
+            Stage::Final(answer) => Seen::Final(answer.clone()),
+        })
+    }
+
+    async fn seen_elsewhere(&self, owner: &str, call_id: &str) -> Option<Seen> {
+        let stored = self.shared.as_ref()?.read(owner, call_id).await?;
+        Some(match stored.stage {
+            shared::StoredStage::Begun => Seen::Begun,
+            shared::StoredStage::Redirected { answer, at_ms } => {
+                let ago = Duration::from_millis(shared::now_ms().saturating_sub(at_ms));
+                Seen::Redirected { answer, at: Instant::now().checked_sub(ago).unwrap_or_else(Instant::now) }
+            }
+            shared::StoredStage::Final(answer) => Seen::Final(answer),
+        })
     }
 
     fn settle(&self, owner: &str, call_id: &str, answer: SiteAnswer, landing: bool) {
@@ -174,18 +241,31 @@ impl Outcomes {
             (Stage::Begun, false) => Stage::Final(answer),
             (stage, _) => stage,
         };
+        let settled = match &entry.stage {
+            Stage::Final(answer) => Some((shared::StoredStage::Final(answer.clone()), entry.navigates)),
+            _ => None,
+        };
         drop(entries);
+        if let Some((stage, navigates)) = settled {
+            self.publish(owner, call_id, stage, navigates);
+        }
         self.changed.notify_waiters();
     }
 
     fn redirect(&self, owner: &str, call_id: &str, answer: SiteAnswer, landing: Mark) {
         let mut entries = self.lock();
+        let mut redirected = None;
         if let Some(entry) = entries.get_mut(&(owner.to_owned(), call_id.to_owned()))
             && matches!(entry.stage, Stage::Begun)
         {
+            let stored = shared::StoredStage::Redirected { answer: answer.clone(), at_ms: shared::now_ms() };
+            redirected = Some((stored, entry.navigates));
             entry.stage = Stage::Redirected { answer, landing, at: Instant::now() };
         }
         drop(entries);
+        if let Some((stage, navigates)) = redirected {
+            self.publish(owner, call_id, stage, navigates);
+        }
         self.changed.notify_waiters();
     }
 
@@ -214,7 +294,7 @@ mod tests {
         let observation = outcomes.begin("alice", &mark("c1", "/add/"), true).expect("first");
         assert!(outcomes.begin("alice", &mark("c1", "/add/"), true).is_none(), "a mark is observed once");
         assert!(outcomes.observed("alice", "c1") && !outcomes.observed("bob", "c1"));
-        assert!(outcomes.navigated("alice", "c1") && !outcomes.navigated("bob", "c1"));
+        assert!(outcomes.navigated("alice", "c1").await && !outcomes.navigated("bob", "c1").await);
         assert!(outcomes.navigated_recently("alice", "c", Duration::from_secs(60)));
         assert!(!outcomes.navigated_recently("alice", "d", Duration::from_secs(60)));
         let waiting = {
@@ -267,6 +347,39 @@ mod tests {
         assert_eq!(
             outcomes.wait("alice", "c4", Duration::ZERO, deadline).await,
             Some(SiteAnswer::RejectedBySite { status: 502, messages: vec![] })
+        );
+    }
+
+    /// Two replicas' registries on one store: the answer to a submission that went through B
+    /// reaches a turn waiting on A, with whether it navigated; another owner never sees it.
+    #[tokio::test]
+    async fn an_answer_seen_on_another_replica_reaches_the_waiter() {
+        let store = crate::store::StoreHandle::Embedded(Arc::new(
+            crate::store::SledStore::temporary().expect("store"),
+        ));
+        let shared = |store: &crate::store::StoreHandle| Outcomes {
+            shared: Some(shared::Shared::new(store.clone())),
+            ..Outcomes::default()
+        };
+        let (a, b) = (Arc::new(shared(&store)), Arc::new(shared(&store)));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let refused =
+            SiteAnswer::RejectedBySite { status: 422, messages: vec!["the amount is too high".into()] };
+        b.begin("alice", &mark("c9", "/pay/"), true).expect("begun on B").finish(refused.clone());
+        let mut seen = None;
+        for _ in 0..100 {
+            seen = a.wait("alice", "c9", Duration::ZERO, deadline).await;
+            if seen.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(seen, Some(refused), "B's answer, read on A");
+        assert!(a.navigated("alice", "c9").await, "the submission replaced its page");
+        assert_eq!(a.wait("bob", "c9", Duration::ZERO, deadline).await, None, "another owner's call");
+        assert!(
+            a.begin("alice", &mark("c9", "/pay/"), true).is_some(),
+            "A watches its own submissions still"
         );
     }
 

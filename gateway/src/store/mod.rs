@@ -50,6 +50,9 @@ pub enum Table {
     ToolResults,
     /// Approval-gated form actions, by site and path (`approvals/gated_forms.rs`).
     GatedForms,
+    /// What sites answered agents' form submissions, for a turn on another replica
+    /// (`outcomes/shared.rs`).
+    Outcomes,
 }
 
 impl Table {
@@ -68,12 +71,13 @@ impl Table {
             Self::AgentTurns => "agent_turns",
             Self::ToolResults => "tool_results",
             Self::GatedForms => "gated_forms",
+            Self::Outcomes => "outcomes",
         }
     }
 
     /// Every table, in the order a backup walks them: `Meta` first, then `Audit` (see
     /// `backup.rs` for why). A new table goes here too; a test in `backup.rs` fails otherwise.
-    pub const ALL: [Table; 12] = [
+    pub const ALL: [Table; 13] = [
         Self::Meta,
         Self::Audit,
         Self::AuditContent,
@@ -86,6 +90,7 @@ impl Table {
         Self::AgentTurns,
         Self::ToolResults,
         Self::GatedForms,
+        Self::Outcomes,
     ];
 
     /// The table called `name` in the store.

@@ -60,13 +60,14 @@ fn every_table_is_walked() {
             Table::AgentTurns => 9,
             Table::ToolResults => 10,
             Table::GatedForms => 11,
+            Table::Outcomes => 12,
         }
     }
     for (index, table) in Table::ALL.iter().enumerate() {
         assert_eq!(position(*table), index, "{table:?}");
         assert_eq!(Table::from_name(table.name()), Some(*table));
     }
-    assert_eq!(Table::ALL.len(), 12, "a table is missing from Table::ALL");
+    assert_eq!(Table::ALL.len(), 13, "a table is missing from Table::ALL");
 }
 
 #[test]

@@ -417,3 +417,48 @@ async fn a_turn_on_one_replica_is_approved_on_another_and_gets_its_result_from_a
     let parked = c.store.range(gateway::store::Table::ToolResults, b"", 10).await.expect("read");
     assert!(parked.is_empty(), "the result C parked was taken by A");
 }
+
+/// An agent's form submission that reaches the site through B answers the call a page on A
+/// asks about: the site's answer is shared, not kept by the replica that saw it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_submission_through_one_replica_answers_the_call_on_another() {
+    let shared = Shared::start().await;
+    let (world, second, _third) = three_replicas(&shared).await;
+    let mut through_a = Client::new(world.gateway.address);
+    let cookie = format!("toolgate={}", sign_in(&world, &mut through_a).await.session);
+    let session = through_a.get("app.localhost", "/.toolgate/agent/session", &[("cookie", &cookie)]).await;
+    let csrf = serde_json::from_slice::<Value>(&session.body).expect("session JSON")["csrf"]
+        .as_str()
+        .expect("csrf")
+        .to_owned();
+
+    // The runtime marks the submission with its call; the browser sends it to B.
+    let submission = Request::post("/tasks/add")
+        .header("host", "app.localhost")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("sec-fetch-dest", "document")
+        .header("cookie", format!("{cookie}; toolgate-submit=call-42:POST:/tasks/add"))
+        .body(Full::new(Bytes::from_static(b"title=Water+the+plants")))
+        .expect("request");
+    let answered = crate::harness::send(second.address, submission).await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.text());
+
+    let outcome = through_a
+        .get(
+            "app.localhost",
+            "/.toolgate/agent/outcomes/call-42?arrival=0",
+            &[("cookie", &cookie), ("x-toolgate-csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(outcome.status, StatusCode::OK, "{}", outcome.text());
+    let outcome: Value = serde_json::from_slice(&outcome.body).expect("outcome JSON");
+    assert_eq!((&outcome["observed"], &outcome["ok"]), (&json!(true), &json!(true)), "{outcome}");
+    let other = through_a
+        .get(
+            "app.localhost",
+            "/.toolgate/agent/outcomes/call-43?arrival=0",
+            &[("cookie", &cookie), ("x-toolgate-csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(serde_json::from_slice::<Value>(&other.body).expect("JSON")["observed"], json!(false));
+}
