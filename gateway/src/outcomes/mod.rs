@@ -78,8 +78,12 @@ enum Stage {
 impl Outcomes {
     /// A registry whose steps every replica on `store` sees (the embedded store has no other
     /// replica: a plain registry). Starts its writer task, so it is built inside the runtime.
-    pub fn new(store: &crate::store::StoreHandle) -> Self {
-        Self { shared: store.is_shared().then(|| shared::Shared::new(store.clone())), ..Self::default() }
+    /// Steps are sealed with `keys`, the session keys every replica shares.
+    pub fn new(store: &crate::store::StoreHandle, keys: Arc<dyn crate::support::sealing::Sealer>) -> Self {
+        Self {
+            shared: store.is_shared().then(|| shared::Shared::new(store.clone(), keys)),
+            ..Self::default()
+        }
     }
 
     /// Another replica stored a step: waiters look again.
@@ -357,8 +361,9 @@ mod tests {
         let store = crate::store::StoreHandle::Embedded(Arc::new(
             crate::store::SledStore::temporary().expect("store"),
         ));
+        let keys: Arc<dyn crate::support::sealing::Sealer> = Arc::new(crate::sso::keys::KeyRing::ephemeral());
         let shared = |store: &crate::store::StoreHandle| Outcomes {
-            shared: Some(shared::Shared::new(store.clone())),
+            shared: Some(shared::Shared::new(store.clone(), keys.clone())),
             ..Outcomes::default()
         };
         let (a, b) = (Arc::new(shared(&store)), Arc::new(shared(&store)));

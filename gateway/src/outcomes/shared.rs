@@ -3,14 +3,17 @@
 //! step (arrived, redirected, answered) to the store (`Table::Outcomes`, keyed by owner and
 //! call) and announces it; a waiter on any replica reads the step there when its own registry
 //! has none, and is woken by the announcement. Writes keep their order (one writer task per
-//! process) and happen off the proxy's path; entries expire with the registry's own.
+//! process) and happen off the proxy's path, sealed with the session keys (a site's answer holds
+//! page text); entries expire with the registry's own.
 //!
 //! A redirect's landing request adds its page title only on the replica that saw the redirect;
 //! elsewhere the redirect alone answers after the landing grace.
 
 use super::SiteAnswer;
 use crate::store::{StoreError, StoreHandle, Table};
+use crate::support::sealing::Sealer;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -40,11 +43,17 @@ pub(super) enum StoredStage {
 pub(super) struct Shared {
     store: StoreHandle,
     writes: mpsc::UnboundedSender<(Vec<u8>, Vec<u8>)>,
+    /// Seal each step: a site's answer (page text) at rest in the shared store is encrypted.
+    keys: Arc<dyn Sealer>,
 }
 
+/// The sealing purpose of a stored step.
+const SEALED_AS: &str = "toolgate form outcome";
+
 impl Shared {
-    /// Shares through `store`; starts the writer task (inside the runtime).
-    pub(super) fn new(store: StoreHandle) -> Self {
+    /// Shares through `store`, sealed with `keys` (the session keys every replica shares);
+    /// starts the writer task (inside the runtime).
+    pub(super) fn new(store: StoreHandle, keys: Arc<dyn Sealer>) -> Self {
         let (writes, mut queue) = mpsc::unbounded_channel::<(Vec<u8>, Vec<u8>)>();
         let writer = store.clone();
         tokio::spawn(async move {
@@ -58,7 +67,7 @@ impl Shared {
                 }
             }
         });
-        Self { store, writes }
+        Self { store, writes, keys }
     }
 
     /// Queues the step of `owner`'s `call_id` for the store.
@@ -73,26 +82,32 @@ impl Shared {
         let stored =
             Stored { stage, navigates, expires_at: crate::support::clock::unix_now() + keep.as_secs() };
         if let Ok(value) = serde_json::to_vec(&stored) {
-            let _ = self.writes.send((key(owner, call_id), value));
+            let sealed = self.keys.seal_record(SEALED_AS, &value).into_bytes();
+            let _ = self.writes.send((key(owner, call_id), sealed));
         }
     }
 
     /// The step another replica stored for `owner`'s `call_id`, if it has not expired.
     pub(super) async fn read(&self, owner: &str, call_id: &str) -> Option<Stored> {
-        let bytes = self.store.get(Table::Outcomes, &key(owner, call_id)).await.ok().flatten()?;
-        let stored: Stored = serde_json::from_slice(&bytes).ok()?;
+        let sealed = self.store.get(Table::Outcomes, &key(owner, call_id)).await.ok().flatten()?;
+        let stored = open(self.keys.as_ref(), &sealed)?;
         (stored.expires_at > crate::support::clock::unix_now()).then_some(stored)
     }
 
     /// Removes expired steps; returns how many.
     pub(super) async fn sweep(&self) -> Result<usize, StoreError> {
-        let now = crate::support::clock::unix_now();
+        let (now, keys) = (crate::support::clock::unix_now(), Arc::clone(&self.keys));
         self.store
-            .sweep(Table::Outcomes, move |bytes| {
-                serde_json::from_slice::<Stored>(bytes).map_or(true, |stored| stored.expires_at <= now)
+            .sweep(Table::Outcomes, move |sealed| {
+                open(keys.as_ref(), sealed).is_none_or(|stored| stored.expires_at <= now)
             })
             .await
     }
+}
+
+/// A stored step, opened; `None` for one that does not open (another key, damage).
+fn open(keys: &dyn Sealer, sealed: &[u8]) -> Option<Stored> {
+    serde_json::from_slice(&keys.open_record(SEALED_AS, std::str::from_utf8(sealed).ok()?)?).ok()
 }
 
 fn key(owner: &str, call_id: &str) -> Vec<u8> {

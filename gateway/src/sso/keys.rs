@@ -93,7 +93,11 @@ impl KeyRing {
     /// Opens a sealed value; `None` for anything tampered, truncated, foreign or for another
     /// purpose.
     pub fn open(&self, purpose: &str, sealed: &str) -> Option<Vec<u8>> {
-        if sealed.len() > 16 * 1024 {
+        self.open_within(purpose, sealed, 16 * 1024)
+    }
+
+    fn open_within(&self, purpose: &str, sealed: &str, longest: usize) -> Option<Vec<u8>> {
+        if sealed.len() > longest {
             return None;
         }
         let bytes = URL_SAFE_NO_PAD.decode(sealed).ok()?;
@@ -120,6 +124,18 @@ impl KeyRing {
     pub fn verify_csrf(&self, session: &[u8], token: &str) -> bool {
         let Ok(tag) = URL_SAFE_NO_PAD.decode(token) else { return false };
         self.keys.iter().any(|key| hmac::verify(&key.signing, &csrf_input(session), &tag).is_ok())
+    }
+}
+
+/// Records a replica leaves in the shared store for another (a tool result, a site's answer)
+/// are sealed like cookies, and may be larger.
+impl crate::support::sealing::Sealer for KeyRing {
+    fn seal_record(&self, purpose: &str, plaintext: &[u8]) -> String {
+        self.seal(purpose, plaintext)
+    }
+
+    fn open_record(&self, purpose: &str, sealed: &str) -> Option<Vec<u8>> {
+        self.open_within(purpose, sealed, 2 * 1024 * 1024)
     }
 }
 

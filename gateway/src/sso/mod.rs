@@ -84,7 +84,7 @@ pub struct Sso {
     /// The relying party.
     pub oidc: Oidc,
     /// Session cookie keys.
-    pub keys: KeyRing,
+    pub keys: Arc<KeyRing>,
     /// Upstream assertion signer.
     pub assertion: AssertionSigner,
     /// Where sessions live.
@@ -123,7 +123,7 @@ impl Sso {
         Ok(Self {
             config: sso.clone(),
             oidc,
-            keys: KeyRing::from_secrets(&sso.session_keys)?,
+            keys: Arc::new(KeyRing::from_secrets(&sso.session_keys)?),
             assertion: AssertionSigner::new(&sso.assertion_keys, public_origin.clone())?,
             store,
             site_hosts: std::sync::RwLock::new(return_hosts(config)),

@@ -120,6 +120,10 @@ impl Gateway {
         // survive restarts, so a pending approval does too) or, without SSO, this process's key.
         let approvals_key =
             sso.as_ref().map_or(&*local_keys, |sso| &sso.keys).derived_key(b"toolgate approvals v1");
+        // What replicas leave for each other in the shared store (tool results, sites' answers)
+        // is sealed with the same keys as sessions.
+        let record_keys: Arc<dyn crate::support::sealing::Sealer> =
+            sso.as_ref().map_or_else(|| Arc::clone(&local_keys), |sso| Arc::clone(&sso.keys));
         let sites_by_host = site_table(&config, &metrics);
         let unknown_site_metrics = metrics.site_requests("-");
         Self {
@@ -134,9 +138,9 @@ impl Gateway {
                 .then(|| crate::policy_store::versions::PolicyVersions::new(store.clone())),
             dashboard: Arc::default(),
             approvals: Arc::new(Approvals::new(store.clone(), approvals_key)),
-            turns: Arc::new(Turns::new(store.clone())),
+            turns: Arc::new(Turns::new(store.clone(), Arc::clone(&record_keys))),
             gated_forms: Arc::new(GatedForms::new(store.clone())),
-            outcomes: Arc::new(Outcomes::new(&store)),
+            outcomes: Arc::new(Outcomes::new(&store, record_keys)),
             store,
             continuations: Arc::default(),
             conversations: Arc::default(),

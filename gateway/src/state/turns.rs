@@ -12,6 +12,7 @@ use super::turn_leases;
 pub use super::turn_owner::{Owner, Refusal};
 use crate::store::{StoreHandle, Table};
 use crate::support::clock::unix_now;
+use crate::support::sealing::Sealer;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -43,7 +44,12 @@ struct Parked {
 pub struct Turns {
     running: Mutex<HashMap<String, (Owner, mpsc::Sender<ToolOutcome>)>>,
     store: StoreHandle,
+    /// Seal parked results: page data at rest in the shared store is encrypted.
+    keys: Arc<dyn Sealer>,
 }
+
+/// The sealing purpose of a parked result.
+const PARKED: &str = "toolgate parked tool result";
 
 /// Removes its turn from the registry, and releases its lease: at once with
 /// [`TurnGuard::finish`], else in the background when dropped.
@@ -55,9 +61,10 @@ pub struct TurnGuard {
 }
 
 impl Turns {
-    /// The registry, with the limits and parked results in `store`.
-    pub fn new(store: StoreHandle) -> Self {
-        Self { running: Mutex::default(), store }
+    /// The registry, with the limits and parked results in `store`, the results sealed with
+    /// `keys` (the session keys every replica shares).
+    pub fn new(store: StoreHandle, keys: Arc<dyn Sealer>) -> Self {
+        Self { running: Mutex::default(), store, keys }
     }
 
     /// Registers a new turn for `owner`, unless a limit says no.
@@ -98,7 +105,8 @@ impl Turns {
         let key = parked_key(turn_id, &outcome.call_id);
         let parked = Parked { owner: owner.clone(), outcome, expires_at: now + PARKED_SECONDS };
         let Ok(bytes) = serde_json::to_vec(&parked) else { return false };
-        let stored = self.store.put(Table::ToolResults, &key, &bytes).await;
+        let sealed = self.keys.seal_record(PARKED, &bytes);
+        let stored = self.store.put(Table::ToolResults, &key, sealed.as_bytes()).await;
         let announced = match stored {
             Ok(()) => self.store.announce("result", turn_id).await,
             Err(error) => Err(error),
@@ -123,8 +131,8 @@ impl Turns {
         };
         for (key, _) in parked.into_iter().take_while(|(key, _)| key.starts_with(prefix.as_bytes())) {
             // Taken, not read: of two replicas collecting, one gets it.
-            let Ok(Some(bytes)) = self.store.take(Table::ToolResults, &key).await else { continue };
-            let Ok(parked) = serde_json::from_slice::<Parked>(&bytes) else { continue };
+            let Ok(Some(sealed)) = self.store.take(Table::ToolResults, &key).await else { continue };
+            let Some(parked) = open_parked(self.keys.as_ref(), &sealed) else { continue };
             if parked.owner == owner {
                 let _ = sender.try_send(parked.outcome);
             }
@@ -157,15 +165,23 @@ impl Turns {
     /// Removes parked results nobody took, and users' records that count nothing any more.
     pub async fn sweep(&self) -> Result<usize, crate::store::StoreError> {
         let now = unix_now();
+        let keys = Arc::clone(&self.keys);
         let parked = self
             .store
-            .sweep(Table::ToolResults, move |bytes| {
-                serde_json::from_slice::<Parked>(bytes).map_or(true, |parked| parked.expires_at <= now)
+            .sweep(Table::ToolResults, move |sealed| {
+                open_parked(keys.as_ref(), sealed).is_none_or(|parked| parked.expires_at <= now)
             })
             .await?;
         let idle = self.store.sweep(Table::AgentTurns, move |bytes| turn_leases::is_idle(bytes, now)).await?;
         Ok(parked + idle)
     }
+}
+
+/// A parked result, opened; `None` for one that does not open (sealed with a key no longer
+/// configured, or damaged).
+fn open_parked(keys: &dyn Sealer, sealed: &[u8]) -> Option<Parked> {
+    let sealed = std::str::from_utf8(sealed).ok()?;
+    serde_json::from_slice(&keys.open_record(PARKED, sealed)?).ok()
 }
 
 /// A parked result's key: the turn, the call, and a random part (a page may answer twice).
@@ -219,7 +235,8 @@ mod tests {
     /// Two registries over one store, as two replicas on one database.
     fn replicas() -> (Arc<Turns>, Arc<Turns>) {
         let store = StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store")));
-        (Arc::new(Turns::new(store.clone())), Arc::new(Turns::new(store)))
+        let keys: Arc<dyn Sealer> = Arc::new(crate::sso::keys::KeyRing::ephemeral());
+        (Arc::new(Turns::new(store.clone(), keys.clone())), Arc::new(Turns::new(store, keys)))
     }
 
     #[tokio::test]
@@ -271,6 +288,13 @@ mod tests {
         assert!(!b.deliver("t9", &owner("alice"), outcome.clone()).await, "a turn that runs nowhere");
         assert!(b.deliver("t1", &owner("alice"), outcome).await);
         assert!(results.try_recv().is_err(), "parked until its replica collects it");
+        let parked = b.store.range(Table::ToolResults, b"", 10).await.expect("read");
+        assert_eq!(parked.len(), 1);
+        assert!(
+            !String::from_utf8_lossy(&parked[0].1).contains("rows")
+                && !String::from_utf8_lossy(&parked[0].1).contains("alice"),
+            "page data and owners are sealed at rest"
+        );
         b.collect("t1").await;
         assert!(results.try_recv().is_err(), "only the replica running the turn collects");
         a.collect("t1").await;
