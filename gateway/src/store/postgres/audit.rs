@@ -79,6 +79,17 @@ fn seq_of(key: &[u8]) -> Result<i64, StoreError> {
         .map_err(|_| StoreError("audit sequence number out of range".to_owned()))
 }
 
+/// The first sequence number whose key is `>= from` in byte order, as the embedded store ranges:
+/// keys are eight bytes, so a shorter `from` counts as padded with zeros, and a longer one (a
+/// key with a byte appended, "just after") starts at the next number.
+fn lower_bound(from: &[u8]) -> i64 {
+    let mut padded = [0u8; 8];
+    let head = from.len().min(8);
+    padded[..head].copy_from_slice(&from[..head]);
+    let seq = u64::from_be_bytes(padded).saturating_add(u64::from(from.len() > 8));
+    i64::try_from(seq).unwrap_or(i64::MAX)
+}
+
 /// A key from its sequence number.
 fn key_of(seq: i64) -> Vec<u8> {
     u64::try_from(seq).unwrap_or(0).to_be_bytes().to_vec()
@@ -218,8 +229,7 @@ impl PgStore {
     }
 
     pub(super) async fn audit_range(&self, from: &[u8], limit: usize) -> Result<Vec<Entry>, StoreError> {
-        // Keys are eight bytes; a shorter `from` (the empty key) starts at the beginning.
-        let from = if from.len() == 8 { seq_of(from)? } else { 0 };
+        let from = lower_bound(from);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let client = self.client().await?;
         let rows = client
@@ -248,5 +258,23 @@ impl PgStore {
             .await
             .map_err(failure)?;
         Ok(usize::try_from(removed).unwrap_or(usize::MAX))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranges start where the embedded store's byte order would: a walk that resumes "just
+    /// after" a key (the key with a zero appended) moves on instead of starting over.
+    #[test]
+    fn range_bounds_follow_byte_order() {
+        assert_eq!(lower_bound(b""), 0);
+        assert_eq!(lower_bound(&7u64.to_be_bytes()), 7);
+        let mut after = 7u64.to_be_bytes().to_vec();
+        after.push(0);
+        assert_eq!(lower_bound(&after), 8);
+        assert_eq!(lower_bound(&[0, 0, 0, 0, 0, 0, 1]), 256, "a prefix counts as padded with zeros");
+        assert_eq!(lower_bound(&[0xff; 9]), i64::MAX);
     }
 }
