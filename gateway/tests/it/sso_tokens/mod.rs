@@ -6,6 +6,7 @@
 
 mod corpus;
 mod provider;
+mod replica_kill;
 mod replicas;
 mod sign_out;
 mod signing;

@@ -13,16 +13,16 @@ use gateway::approvals::{Approver, Binding, Decider, args_digest, canonical_args
 use gateway::turns::{Owner, ToolOutcome};
 
 /// What each replica needs besides its listeners: the database and the shared keys.
-struct Shared {
-    cluster: Cluster,
-    database: String,
+pub(super) struct Shared {
+    pub(super) cluster: Cluster,
+    pub(super) database: String,
     secrets: tempfile::TempDir,
     /// More configuration for every replica (an `[llm]` section).
-    extra: String,
+    pub(super) extra: String,
 }
 
 impl Shared {
-    async fn start() -> Self {
+    pub(super) async fn start() -> Self {
         let cluster = Cluster::start();
         let database = cluster.database("replicas").await;
         let secrets = tempfile::tempdir().expect("secrets directory");
@@ -38,8 +38,13 @@ impl Shared {
     /// A replica's configuration: SSO against `issuer`, one site, the shared store, the policy
     /// managed by the dashboard (in the store).
     fn config(&self, issuer: &str, upstream: SocketAddr) -> Config {
+        Config::parse(&self.config_text(issuer, upstream), "replica.toml").expect("replica config is valid")
+    }
+
+    /// The configuration file's text (a replica in a process of its own reads it from a file).
+    pub(super) fn config_text(&self, issuer: &str, upstream: SocketAddr) -> String {
         let secret = |name: &str| self.secrets.path().join(name).display().to_string();
-        let text = format!(
+        format!(
             "public_url = \"http://localhost:1\"\n\
              [server]\nlisten = \"127.0.0.1:0\"\nadmin_listen = \"127.0.0.1:0\"\n\
              [store]\nurl = \"{url}\"\npassword = \"file:{password}\"\ntls = \"disable\"\npool_size = 4\n\
@@ -55,11 +60,10 @@ impl Shared {
             client = secret("client-secret"),
             session = secret("session-key"),
             assertion = secret("assertion-key.pem"),
-        );
-        Config::parse(&text, "replica.toml").expect("replica config is valid")
+        )
     }
 
-    async fn replica(&self, issuer: &str, upstream: SocketAddr) -> Running {
+    pub(super) async fn replica(&self, issuer: &str, upstream: SocketAddr) -> Running {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
         let admin = TcpListener::bind("127.0.0.1:0").await.expect("bind admin");
         app::start(self.config(issuer, upstream), listener, admin, Shutdown::new())
