@@ -3,8 +3,8 @@
 //! elsewhere wakes the turns waiting here; a tool result posted elsewhere for a turn running here
 //! is taken into it; a form action gated elsewhere is guarded here too; a site's answer to a form
 //! submission that went through another replica wakes the turn waiting for it; a policy version
-//! saved elsewhere is put in force here.
-//! After a reconnection (notices may have been lost) both are re-read.
+//! saved elsewhere is put in force here. After a reconnection, or when this process fell behind
+//! (notices may have been lost), all of them are looked at again.
 
 use crate::state::Gateway;
 use crate::store::postgres::RESYNC;

@@ -42,10 +42,14 @@ pub(super) enum StoredStage {
 /// The store, and the task that writes to it in order.
 pub(super) struct Shared {
     store: StoreHandle,
-    writes: mpsc::UnboundedSender<(Vec<u8>, Vec<u8>)>,
+    writes: mpsc::Sender<(Vec<u8>, Vec<u8>)>,
     /// Seal each step: a site's answer (page text) at rest in the shared store is encrypted.
     keys: Arc<dyn Sealer>,
 }
+
+/// Steps waiting for the store at most; past it (the database is away) new ones are dropped,
+/// and a waiter elsewhere reports the outcome as unknown.
+const QUEUE: usize = 1024;
 
 /// The sealing purpose of a stored step.
 const SEALED_AS: &str = "toolgate form outcome";
@@ -54,7 +58,7 @@ impl Shared {
     /// Shares through `store`, sealed with `keys` (the session keys every replica shares);
     /// starts the writer task (inside the runtime).
     pub(super) fn new(store: StoreHandle, keys: Arc<dyn Sealer>) -> Self {
-        let (writes, mut queue) = mpsc::unbounded_channel::<(Vec<u8>, Vec<u8>)>();
+        let (writes, mut queue) = mpsc::channel::<(Vec<u8>, Vec<u8>)>(QUEUE);
         let writer = store.clone();
         tokio::spawn(async move {
             while let Some((key, value)) = queue.recv().await {
@@ -83,7 +87,9 @@ impl Shared {
             Stored { stage, navigates, expires_at: crate::support::clock::unix_now() + keep.as_secs() };
         if let Ok(value) = serde_json::to_vec(&stored) {
             let sealed = self.keys.seal_record(SEALED_AS, &value).into_bytes();
-            let _ = self.writes.send((key(owner, call_id), sealed));
+            if self.writes.try_send((key(owner, call_id), sealed)).is_err() {
+                tracing::warn!("form outcomes are not reaching the store; this one stays with this replica");
+            }
         }
     }
 
