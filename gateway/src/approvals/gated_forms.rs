@@ -45,13 +45,13 @@ impl GatedForms {
     /// approval it guards is asked for).
     pub async fn remember(&self, site: &str, target: &FormTarget, now: u64) {
         let path = target.action_path.as_str();
-        let stored_recently =
-            self.last_seen(site, path).is_some_and(|seen| seen + STORE_REFRESH_SECONDS > now);
-        self.register(site, target, now);
-        let Some(store) = &self.store else { return };
-        if stored_recently || self.last_seen(site, path).is_none() {
+        if !is_site_path(path) {
             return;
         }
+        let stored_recently =
+            self.last_seen(site, path).is_some_and(|seen| seen + STORE_REFRESH_SECONDS > now);
+        self.register_path(site, path, now);
+        let Some(store) = self.store.as_ref().filter(|_| !stored_recently) else { return };
         let written = match store.put(Table::GatedForms, &gate_key(site, path), &now.to_be_bytes()).await {
             Ok(()) => store.announce("gate", site).await,
             Err(error) => Err(error),

@@ -159,9 +159,7 @@ pub(super) fn algorithm(text: &str) -> Result<Algorithm, String> {
 
 pub(super) fn issuer(text: &str) -> Result<String, String> {
     let url = url::Url::parse(text).map_err(|_| format!("`{text}` is not a URL"))?;
-    let loopback = url.host_str().is_some_and(|host| {
-        host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-    });
+    let loopback = url.host_str().is_some_and(super::values::is_loopback_host);
     match url.scheme() {
         "https" => {}
         // Plain HTTP only for a provider on this machine (development and tests).

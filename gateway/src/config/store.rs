@@ -4,7 +4,6 @@
 
 use super::secrets::SecretRef;
 use super::{Checker, raw, values};
-use std::net::IpAddr;
 use std::path::PathBuf;
 use toml::Spanned;
 
@@ -138,7 +137,7 @@ impl Checker<'_> {
                 None
             }
             (Some("disable"), None) => match &host {
-                Some(host) if !is_loopback(host) => {
+                Some(host) if !values::is_loopback_host(host) => {
                     let tls = raw.tls.as_ref().unwrap_or(url);
                     self.problem(tls, "store.tls", "\"disable\" is allowed only for a database on loopback");
                     None
@@ -191,16 +190,6 @@ fn database_host(text: &str) -> Result<String, String> {
         [_] => Err("must name a TCP host (Unix sockets are not supported)".to_owned()),
         _ => Err("must name one host".to_owned()),
     }
-}
-
-/// Whether a host name is this machine.
-fn is_loopback(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -279,6 +268,7 @@ mod tests {
 
     #[test]
     fn only_this_machine_counts_as_loopback() {
+        let is_loopback = values::is_loopback_host;
         assert!(is_loopback("127.0.0.1") && is_loopback("localhost") && is_loopback("::1"));
         assert!(!is_loopback("db.corp") && !is_loopback("10.0.0.5"));
     }

@@ -10,6 +10,16 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Whether a host name (as a URL spells it: IPv6 in brackets) is this machine.
+pub(super) fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 pub(super) fn public_url(text: &str) -> Result<http::Uri, String> {
     let uri: http::Uri = text.parse().map_err(|_| "not a URL".to_owned())?;
     match (uri.scheme_str(), uri.authority()) {

@@ -223,7 +223,7 @@ impl Outcomes {
         Some(match stored.stage {
             shared::StoredStage::Begun => Seen::Begun,
             shared::StoredStage::Redirected { answer, at_ms } => {
-                let ago = Duration::from_millis(shared::now_ms().saturating_sub(at_ms));
+                let ago = Duration::from_millis(crate::support::clock::unix_now_ms().saturating_sub(at_ms));
                 Seen::Redirected { answer, at: Instant::now().checked_sub(ago).unwrap_or_else(Instant::now) }
             }
             shared::StoredStage::Final(answer) => Seen::Final(answer),
@@ -262,7 +262,10 @@ impl Outcomes {
         if let Some(entry) = entries.get_mut(&(owner.to_owned(), call_id.to_owned()))
             && matches!(entry.stage, Stage::Begun)
         {
-            let stored = shared::StoredStage::Redirected { answer: answer.clone(), at_ms: shared::now_ms() };
+            let stored = shared::StoredStage::Redirected {
+                answer: answer.clone(),
+                at_ms: crate::support::clock::unix_now_ms(),
+            };
             redirected = Some((stored, entry.navigates));
             entry.stage = Stage::Redirected { answer, landing, at: Instant::now() };
         }

@@ -119,10 +119,3 @@ fn open(keys: &dyn Sealer, sealed: &[u8]) -> Option<Stored> {
 fn key(owner: &str, call_id: &str) -> Vec<u8> {
     format!("{owner}\0{call_id}").into_bytes()
 }
-
-/// Now, in UNIX milliseconds.
-pub(super) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
-}

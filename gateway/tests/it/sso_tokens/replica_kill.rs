@@ -86,7 +86,16 @@ async fn a_replica_killed_under_audited_load_loses_no_acknowledged_record() {
             }
         }));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Under load, once every replica has answered some refusals (a busy machine may take a while
+    // for the first), one dies.
+    let all_refusing = async {
+        while refused.iter().any(|count| count.load(Ordering::Relaxed) < 20) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), all_refusing)
+        .await
+        .expect("every replica refuses within a minute");
     replicas[1].0.start_kill().expect("SIGKILL");
     let _ = replicas[1].0.wait().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
