@@ -31,6 +31,8 @@ async fn replica_process(config: &std::path::Path) -> (tokio::process::Child, So
     })
     .await
     .expect("the replica listens within a minute");
+    // The rest of its output is read too: a closed pipe would fail the replica's next line.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, address)
 }
 
