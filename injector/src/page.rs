@@ -27,6 +27,7 @@ mod policy;
 mod selectors;
 mod shared;
 mod sink;
+mod survey;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -41,6 +42,7 @@ pub use path_glob::{PathGlob, resolve_action_path};
 pub use policy::{PagePolicy, PageSummary, ToolKind, Visibility};
 use shared::{FilterState, PageState, SharedState, lock};
 use sink::PageSink;
+use survey::Survey;
 
 /// lol_html's default preallocation for its parsing buffer; capped by the memory limit, since
 /// the preallocation counts against it.
@@ -87,9 +89,9 @@ pub struct PageRewriter {
     state: State,
     /// Reads the page as the answer to a form submission, when asked to.
     probe: Option<AnswerProbe>,
-    /// Whether the filter scans comments; only [`rewrite_whole`](Self::rewrite_whole), which
-    /// sees the page first, may know it needs not.
-    scan_comments: bool,
+    /// Which filter handlers the page needs: all of them, unless
+    /// [`rewrite_whole`](Self::rewrite_whole), which sees the page first, knows better.
+    survey: Survey,
 }
 
 impl PageRewriter {
@@ -109,7 +111,7 @@ impl PageRewriter {
 
     fn start(settings: PageSettings, policy: Option<PagePolicy>) -> Self {
         let prefix = Vec::with_capacity(MAX_BOM_LENGTH);
-        Self { state: State::Sniffing { settings, policy, prefix }, probe: None, scan_comments: true }
+        Self { state: State::Sniffing { settings, policy, prefix }, probe: None, survey: Survey::unknown() }
     }
 
     /// Also reads the page as a site's answer to a form submission (title, forms, error
@@ -135,8 +137,7 @@ impl PageRewriter {
                 if charset::may_become_bom(prefix) {
                     return Ok(());
                 }
-                let scan_comments = self.scan_comments;
-                match Stage::start(settings, policy.as_ref(), self.probe.as_ref(), prefix, scan_comments) {
+                match Stage::start(settings, policy.as_ref(), self.probe.as_ref(), prefix, &self.survey) {
                     Ok(mut stage) => {
                         let result =
                             stage.write(prefix, out).and_then(|()| stage.write(&chunk[taken..], out));
@@ -155,11 +156,13 @@ impl PageRewriter {
 
     /// Rewrites a whole document: the same output as [`write`](Self::write) of `page` then
     /// [`end`](Self::end), for a page whose every byte is at hand. Seeing the page before
-    /// lol_html's handlers are built, it leaves out the comment scan when no comment of this
-    /// page can hold tool markup, so lol_html scans for tags instead of lexing everything.
+    /// lol_html's handlers are built, it leaves out the filter handlers that cannot act on it
+    /// (`survey.rs`): each costs every start tag a check, and the comment scan makes lol_html
+    /// lex every byte instead of scanning for tags.
     pub fn rewrite_whole(mut self, page: &[u8], out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
-        if matches!(&self.state, State::Sniffing { prefix, .. } if prefix.is_empty()) {
-            self.scan_comments = leaks::comments::may_hide_markup(page);
+        // Only a filtering rewriter has handlers to leave out.
+        if matches!(&self.state, State::Sniffing { prefix, policy: Some(_), .. } if prefix.is_empty()) {
+            self.survey = Survey::of(page);
         }
         self.write(page, out)?;
         self.end(out)
@@ -172,13 +175,8 @@ impl PageRewriter {
             State::Running(stage) => stage,
             State::Sniffing { settings, policy, prefix } => {
                 // A body shorter than a byte order mark: decide with what there is.
-                let mut stage = Stage::start(
-                    &settings,
-                    policy.as_ref(),
-                    self.probe.as_ref(),
-                    &prefix,
-                    self.scan_comments,
-                )?;
+                let mut stage =
+                    Stage::start(&settings, policy.as_ref(), self.probe.as_ref(), &prefix, &self.survey)?;
                 stage.write(&prefix, out)?;
                 stage
             }
@@ -235,7 +233,7 @@ impl Stage {
         policy: Option<&PagePolicy>,
         probe: Option<&AnswerProbe>,
         prefix: &[u8],
-        scan_comments: bool,
+        survey: &Survey,
     ) -> Result<Self, RewriteError> {
         match charset::decide(prefix, settings.declared_charset.as_deref()) {
             // Passing through would pass unfiltered content: a filtering rewriter refuses.
@@ -246,7 +244,7 @@ impl Stage {
                 let state: SharedState = Arc::new(Mutex::new(PageState { filter, ..PageState::default() }));
                 let mut lol_settings = lol_settings(settings, encoding, follow_meta_charset);
                 if policy.is_some() {
-                    lol_settings = filter::append_handlers(lol_settings, &state, scan_comments);
+                    lol_settings = filter::append_handlers(lol_settings, &state, survey);
                 }
                 if let Some(probe) = probe {
                     lol_settings = probe.append_handlers(lol_settings);

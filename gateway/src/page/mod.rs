@@ -148,6 +148,11 @@ pub async fn rewrite(
         memory_limit: gateway.config.limits.rewrite_memory,
         inject: !sandboxed,
     };
+    let declared_length = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok())
+        .and_then(|length| length.parse::<u64>().ok());
     fix_rewritten_headers(&mut parts.headers);
     compression::set_headers(&mut parts.headers, compression);
     if !user.tools_on || sandboxed {
@@ -162,6 +167,7 @@ pub async fn rewrite(
     }
     let mut body = RewriteBody::new(
         upstream_body,
+        declared_length,
         decoder,
         rewriter,
         gateway.page_counters(site),

@@ -4,10 +4,12 @@
 //! Memory stays flat however large the page is: at most `WHOLE_LIMIT` of it is held, and only
 //! while it may arrive whole. A page whose upstream has sent it whole by the time the rewrite
 //! starts (not encoded) is rewritten in one go (`PageRewriter::rewrite_whole`, which can skip
-//! work a page still arriving would need). What the rewriter makes of the upstream frames that
-//! are ready together goes out as one body frame (up to `GATHER_LIMIT`): one write and one chunk
-//! header instead of one per upstream read, and nothing waits for an upstream that has not sent
-//! more yet. A failure before the first byte becomes a 502 page (see `prime`); after it, the
+//! work a page still arriving would need). So is a page whose upstream declared its length (up
+//! to `WHOLE_LIMIT`): its bytes are already on their way, so it is gathered until they are all
+//! there (the upstream's idle timeout still bounds each wait). What the rewriter makes of the
+//! upstream frames that are ready together goes out as one body frame (up to `GATHER_LIMIT`):
+//! one write and one chunk header instead of one per upstream read, and nothing else waits for
+//! an upstream that has not sent more yet. A failure before the first byte becomes a 502 page (see `prime`); after it, the
 //! stream is cut with an error so the browser sees a failed load. Unrewritten input never
 //! reaches the client.
 
@@ -40,6 +42,9 @@ pub struct RewriteBody {
     /// The upstream's first frames, gathered while the page may still arrive whole (`None`
     /// once it streams, or when it is encoded).
     gathered: Option<Vec<Bytes>>,
+    /// The page's length as its upstream declared it, when it is at most `WHOLE_LIMIT`: the
+    /// gathering waits for all of it.
+    declared_length: Option<usize>,
     finished: bool,
     site: SiteId,
     counters: Arc<PageCounters>,
@@ -70,9 +75,11 @@ impl Failure {
 }
 
 impl RewriteBody {
-    /// Wraps an upstream page body; `counters` are the site's.
+    /// Wraps an upstream page body of `declared_length` bytes (its `Content-Length`, if any);
+    /// `counters` are the site's.
     pub fn new(
         upstream: ProxyBody,
+        declared_length: Option<u64>,
         decoder: Decoder,
         rewriter: PageRewriter,
         counters: Arc<PageCounters>,
@@ -80,12 +87,16 @@ impl RewriteBody {
         answer: Option<PageWatch>,
     ) -> Self {
         let gathered = decoder.is_identity().then(Vec::new);
+        let declared_length = declared_length
+            .and_then(|length| usize::try_from(length).ok())
+            .filter(|&length| length <= WHOLE_LIMIT);
         Self {
             upstream,
             decoder: Some(decoder),
             rewriter: Some(rewriter),
             primed: None,
             gathered,
+            declared_length,
             finished: false,
             site,
             counters,
@@ -145,15 +156,18 @@ impl RewriteBody {
         if output.is_empty() { Poll::Ready(None) } else { Poll::Ready(Some(Ok(Bytes::from(output)))) }
     }
 
-    /// Gathers the upstream's frames while they are ready: a page that ends among them (within
-    /// `WHOLE_LIMIT`) is rewritten whole into `output`; otherwise, once the upstream pauses or
-    /// the limit is passed, what was gathered goes through the stream like any later frame.
+    /// Gathers the upstream's frames while they are ready, or until the declared length is
+    /// there: a page that ends among them (within `WHOLE_LIMIT`) is rewritten whole into
+    /// `output`; otherwise, once the upstream pauses or the limit is passed, what was gathered
+    /// goes through the stream like any later frame.
     fn poll_whole(&mut self, cx: &mut Context<'_>, output: &mut Vec<u8>) -> Poll<Result<(), Failure>> {
         let Some(mut gathered) = self.gathered.take() else { return Poll::Ready(Ok(())) };
         let mut size: usize = gathered.iter().map(Bytes::len).sum();
         loop {
             match Pin::new(&mut self.upstream).poll_frame(cx) {
-                Poll::Pending if gathered.is_empty() => {
+                Poll::Pending
+                    if gathered.is_empty() || self.declared_length.is_some_and(|length| size < length) =>
+                {
                     self.gathered = Some(gathered);
                     return Poll::Pending;
                 }
@@ -295,6 +309,10 @@ mod tests {
     use tokio::sync::mpsc;
 
     fn page_body(upstream: mpsc::Receiver<Bytes>) -> RewriteBody {
+        page_body_of(upstream, None)
+    }
+
+    fn page_body_of(upstream: mpsc::Receiver<Bytes>, declared_length: Option<u64>) -> RewriteBody {
         let settings = PageSettings {
             script_src: "/.toolgate/runtime.js".to_owned(),
             integrity: "sha384-x".to_owned(),
@@ -307,6 +325,7 @@ mod tests {
         let counters = crate::metrics::Metrics::new().site_requests("a").pages;
         RewriteBody::new(
             ChannelBody(upstream).boxed_unsync(),
+            declared_length,
             Decoder::for_content_encoding(None).expect("identity"),
             PageRewriter::new(settings),
             counters,
@@ -354,5 +373,36 @@ mod tests {
             "{page}"
         );
         assert!(body.is_end_stream() && body.frame().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_page_of_declared_length_is_gathered_whole_across_pauses() {
+        let pieces = ["<html><head></head><body>", "<p>first</p>", "<p>after a pause</p></body></html>"];
+        let length: usize = pieces.iter().map(|piece| piece.len()).sum();
+        let (upstream, receiver) = mpsc::channel(8);
+        let mut body = page_body_of(receiver, Some(length as u64));
+        let sender = tokio::spawn(async move {
+            for piece in pieces {
+                upstream.send(Bytes::from_static(piece.as_bytes())).await.expect("sent");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        });
+        // Without the declared length the first piece would leave alone, before the pause.
+        let frame = body.frame().await.expect("a frame").expect("no error").into_data().expect("data");
+        let page = String::from_utf8(frame.to_vec()).expect("utf-8");
+        assert!(page.contains("runtime.js") && page.ends_with("</html>"), "{page}");
+        assert!(body.frame().await.is_none());
+        sender.await.expect("sender finished");
+    }
+
+    #[tokio::test]
+    async fn a_page_longer_than_the_whole_limit_streams_from_its_first_frame() {
+        let (upstream, receiver) = mpsc::channel(8);
+        let mut body = page_body_of(receiver, Some(WHOLE_LIMIT as u64 + 1));
+        upstream.send(Bytes::from_static(b"<html><head></head><body><p>first</p>")).await.expect("sent");
+        let frame = body.frame().await.expect("a frame").expect("no error").into_data().expect("data");
+        assert!(String::from_utf8_lossy(&frame).contains("first"), "the first frame did not wait");
+        drop(upstream);
+        assert!(body.frame().await.is_none());
     }
 }

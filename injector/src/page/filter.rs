@@ -20,32 +20,42 @@ use super::form_names::is_valid_name;
 use super::policy::ToolKind;
 use super::selectors::{on_element, selector};
 use super::shared::{SharedState, lock};
+use super::survey::{Survey, Tag};
 use super::{forms, leaks};
 
-/// Adds every filtering handler (the comment scan only when `scan_comments`). Order matters
-/// where handlers meet the same element: the source-marker removal runs before the form
-/// handlers that may set it.
+/// Adds the filtering handlers the page may need (`survey`). Order matters where handlers meet
+/// the same element: the source-marker removal runs before the form handlers that may set it.
 pub(super) fn append_handlers(
-    settings: send::Settings<'static, 'static>,
+    mut settings: send::Settings<'static, 'static>,
     state: &SharedState,
-    scan_comments: bool,
+    survey: &Survey,
 ) -> send::Settings<'static, 'static> {
-    let (tools, contexts) = (SharedState::clone(state), SharedState::clone(state));
-    let settings = settings
-        // Only forms carry the marker the runtime reads; a tag-name selector also keeps lol_html on
-        // its fast path (an attribute-only selector makes it parse every tag's attributes).
-        .append_element_content_handler(on_element(selector!("form[data-toolgate-source]"), |element| {
-            element.remove_attribute("data-toolgate-source");
-            Ok(())
-        }))
-        .append_element_content_handler(on_element(selector!("tool"), move |element| {
+    if survey.may_have(Tag::Form) {
+        // Only forms carry the marker the runtime reads; a tag-name selector also keeps lol_html
+        // on its fast path (an attribute-only selector makes it parse every tag's attributes).
+        settings = settings.append_element_content_handler(on_element(
+            selector!("form[data-toolgate-source]"),
+            |element| {
+                element.remove_attribute("data-toolgate-source");
+                Ok(())
+            },
+        ));
+    }
+    if survey.may_have(Tag::Tool) {
+        let tools = SharedState::clone(state);
+        settings = settings.append_element_content_handler(on_element(selector!("tool"), move |element| {
             filter_element(&tools, element, Marked::Tool)
-        }))
-        .append_element_content_handler(on_element(selector!("context"), move |element| {
-            filter_element(&contexts, element, Marked::Context)
         }));
-    let settings = leaks::append_handlers(settings, state, scan_comments);
-    forms::append_handlers(settings, state)
+    }
+    if survey.may_have(Tag::Context) {
+        let contexts = SharedState::clone(state);
+        settings = settings
+            .append_element_content_handler(on_element(selector!("context"), move |element| {
+                filter_element(&contexts, element, Marked::Context)
+            }));
+    }
+    let settings = leaks::append_handlers(settings, state, survey);
+    if survey.may_have(Tag::Form) { forms::append_handlers(settings, state, survey) } else { settings }
 }
 
 #[derive(Clone, Copy)]

@@ -23,6 +23,7 @@ use super::path_glob::resolve_action_path;
 use super::policy::ToolKind;
 use super::selectors::{on_element, selector};
 use super::shared::{FilterState, PageState, SharedState, lock};
+use super::survey::{Survey, Tag};
 use state::HeldForm;
 
 /// Most output held back for one auto form before it is released with start-tag facts only.
@@ -37,12 +38,13 @@ const MAX_LABELS: usize = 12;
 /// The WebMCP declarative attributes a form tool carries.
 const TOOL_ATTRIBUTES: [&str; 3] = ["toolname", "tooldescription", "toolautosubmit"];
 
-/// Adds the form handlers, after the element filters. Handler order matters: lol_html runs the
-/// handlers of one element in registration order, so the rule handlers record their match
-/// before the `form` handler decides.
+/// Adds the form handlers, after the element filters (the controls' only for the kinds the page
+/// may have, `survey`). Handler order matters: lol_html runs the handlers of one element in
+/// registration order, so the rule handlers record their match before the `form` handler decides.
 pub(super) fn append_handlers(
     mut settings: send::Settings<'static, 'static>,
     state: &SharedState,
+    survey: &Survey,
 ) -> send::Settings<'static, 'static> {
     let rules = match lock(state).filter.as_ref() {
         Some(filter) => std::sync::Arc::clone(&filter.rules),
@@ -87,11 +89,19 @@ pub(super) fn append_handlers(
         form_start(&form_state, element)
     }));
     if rules.has_params() {
-        let state = SharedState::clone(state);
-        settings = settings.append_element_content_handler(on_element(
-            selector!("input[name], select[name], textarea[name]"),
-            move |element| describe_control(&state, element),
-        ));
+        let controls = [
+            (Tag::Input, selector!("input[name]")),
+            (Tag::Select, selector!("select[name]")),
+            (Tag::Textarea, selector!("textarea[name]")),
+        ];
+        for (tag, selector) in controls {
+            if survey.may_have(tag) {
+                let state = SharedState::clone(state);
+                settings = settings.append_element_content_handler(on_element(selector, move |element| {
+                    describe_control(&state, element)
+                }));
+            }
+        }
     }
     if rules.auto() {
         settings = collectors::append_handlers(settings, state);

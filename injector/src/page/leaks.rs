@@ -7,11 +7,15 @@
 //! `HOLD_LIMIT` bytes): an element whose first marker lies within that limit loses its whole
 //! content; beyond it the content is cut at the marker. Neither depends on chunk boundaries.
 
-use lol_html::html_content::ContentType;
-use lol_html::{doc_comments, send};
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
-use super::selectors::{on_element, on_text, selector};
+use lol_html::html_content::ContentType;
+use lol_html::{Selector, doc_comments, send};
+
+use super::selectors::{Handlers, cached_built, on_element, on_text, selector};
 use super::shared::{SharedState, lock};
+use super::survey::{Survey, Tag};
 
 pub(super) mod comments;
 pub(super) mod scan;
@@ -19,7 +23,8 @@ pub(super) mod scan;
 use scan::{RawTextScan, find_marker};
 
 /// Raw-text elements whose content is always scanned.
-const RAW_TEXT: &str = "noscript, noembed, noframes, xmp";
+const RAW_TEXT: [(Tag, &str); 4] =
+    [(Tag::Noscript, "noscript"), (Tag::Noembed, "noembed"), (Tag::Noframes, "noframes"), (Tag::Xmp, "xmp")];
 
 /// `type` values that make a `<script>` JavaScript (its content is code, not markup).
 const JAVASCRIPT_TYPES: [&str; 17] = [
@@ -42,78 +47,111 @@ const JAVASCRIPT_TYPES: [&str; 17] = [
     "text/x-javascript",
 ];
 
-/// Adds the comment (when `scan_comments`: see `comments`), raw-text and `srcdoc` handlers.
+/// Adds the comment, `srcdoc` and raw-text handlers the page may need (`survey`).
 pub(super) fn append_handlers(
-    settings: send::Settings<'static, 'static>,
+    mut settings: send::Settings<'static, 'static>,
     state: &SharedState,
-    scan_comments: bool,
+    survey: &Survey,
 ) -> send::Settings<'static, 'static> {
-    let (comments, srcdoc, script, raw, scan) = (
-        SharedState::clone(state),
-        SharedState::clone(state),
-        SharedState::clone(state),
-        SharedState::clone(state),
-        SharedState::clone(state),
-    );
-    let settings = if scan_comments {
-        settings.append_document_content_handler(doc_comments!(move |comment| {
+    if survey.comments {
+        let comments = SharedState::clone(state);
+        settings = settings.append_document_content_handler(doc_comments!(move |comment| {
             if find_marker(comment.text().as_bytes(), 0, true).is_some() {
                 comment.remove();
                 count_leak(&comments);
             }
             Ok(())
-        }))
-    } else {
-        settings
-    };
-    settings
+        }));
+    }
+    if survey.may_have(Tag::Iframe) {
+        let srcdoc = SharedState::clone(state);
         // `srcdoc` only means something on an iframe (and naming the tag keeps lol_html fast).
-        .append_element_content_handler(on_element(selector!("iframe[srcdoc]"), move |element| {
-            let leaks = element.get_attribute("srcdoc").is_some_and(|value| srcdoc_has_markup(&value));
-            if leaks {
-                element.remove_attribute("srcdoc");
-                count_leak(&srcdoc);
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(on_element(selector!("script"), move |element| {
-            let scanned = !is_javascript(element.get_attribute("type").as_deref());
-            start_scan(&script, scanned);
-            Ok(())
-        }))
-        .append_element_content_handler(on_element(selector!(RAW_TEXT), move |_| {
-            start_scan(&raw, true);
-            Ok(())
-        }))
-        .append_element_content_handler(on_text(
-            selector!("script, noscript, noembed, noframes, xmp"),
-            move |chunk| {
-                let verdict = {
-                    let mut page = lock(&scan);
-                    let Some(filter) = page.filter.as_mut() else {
-                        return Ok(());
-                    };
-                    let Some(scanner) = filter.raw_text.as_mut() else {
-                        return Ok(());
-                    };
-                    let verdict = scanner.feed(chunk.as_str(), chunk.last_in_text_node());
-                    if verdict.leak_found {
-                        filter.counts.leaks_removed += 1;
-                    }
-                    if chunk.last_in_text_node() {
-                        filter.raw_text = None;
-                    }
-                    verdict
-                };
-                if verdict.emit.is_empty() {
-                    chunk.remove();
-                } else {
-                    // Raw text has no escaping: the held text goes back out exactly as it came in.
-                    chunk.replace(&verdict.emit, ContentType::Html);
+        settings = settings.append_element_content_handler(on_element(
+            selector!("iframe[srcdoc]"),
+            move |element| {
+                let leaks = element.get_attribute("srcdoc").is_some_and(|value| srcdoc_has_markup(&value));
+                if leaks {
+                    element.remove_attribute("srcdoc");
+                    count_leak(&srcdoc);
                 }
                 Ok(())
             },
-        ))
+        ));
+    }
+    if !survey.markers {
+        return settings;
+    }
+    let script = SharedState::clone(state);
+    settings = settings.append_element_content_handler(on_element(selector!("script"), move |element| {
+        let scanned = !is_javascript(element.get_attribute("type").as_deref());
+        start_scan(&script, scanned);
+        Ok(())
+    }));
+    // Raw-text elements whose content is always scanned, where the page may have them.
+    let present = RAW_TEXT
+        .iter()
+        .enumerate()
+        .filter(|(_, (tag, _))| survey.may_have(*tag))
+        .fold(0, |present, (bit, _)| present | 1 << bit);
+    if present != 0 {
+        let raw = SharedState::clone(state);
+        settings = settings.append_element_content_handler(on_element(
+            raw_text_selector(present, false),
+            move |_| {
+                start_scan(&raw, true);
+                Ok(())
+            },
+        ));
+    }
+    // One text handler for every scanned element, because lol_html runs each handler whose
+    // selector matches: text inside two nested ones (foreign content allows that) would be fed
+    // to the scan twice by two handlers.
+    settings.append_element_content_handler(scan_text(raw_text_selector(present, true), state))
+}
+
+/// The selector list of the raw-text elements in `present` (bit `i` for `RAW_TEXT[i]`), with
+/// `script` first when `with_script`; never empty. Each list is parsed once per process.
+fn raw_text_selector(present: usize, with_script: bool) -> Cow<'static, Selector> {
+    static SELECTORS: [OnceLock<Selector>; 32] = [const { OnceLock::new() }; 32];
+    let index = (present & 15) | usize::from(with_script) << 4;
+    cached_built(&SELECTORS[index], || {
+        let raw = RAW_TEXT.iter().enumerate().filter(|(bit, _)| index & (1 << bit) != 0);
+        let names: Vec<&str> =
+            with_script.then_some("script").into_iter().chain(raw.map(|(_, (_, name))| *name)).collect();
+        names.join(", ")
+    })
+}
+
+/// The text handler of the scanned elements: their content goes through the `RawTextScan` their
+/// element handler started.
+fn scan_text(selector: Cow<'static, Selector>, state: &SharedState) -> Handlers {
+    let scan = SharedState::clone(state);
+    on_text(selector, move |chunk| {
+        let verdict = {
+            let mut page = lock(&scan);
+            let Some(filter) = page.filter.as_mut() else {
+                return Ok(());
+            };
+            let Some(scanner) = filter.raw_text.as_mut() else {
+                return Ok(());
+            };
+            let verdict = scanner.feed(chunk.as_str(), chunk.last_in_text_node());
+            if verdict.leak_found {
+                filter.counts.leaks_removed += 1;
+            }
+            if chunk.last_in_text_node() {
+                filter.raw_text = None;
+            }
+            verdict
+        };
+        if verdict.emit.is_empty() {
+            chunk.remove();
+        } else {
+            // Raw text has no escaping: the held text goes back out exactly as it came in.
+            chunk.replace(&verdict.emit, ContentType::Html);
+        }
+        Ok(())
+    })
 }
 
 /// Whether a `srcdoc` value holds tool markup once decoded the way the browser decodes it,

@@ -24,10 +24,22 @@ pub(super) use selector;
 
 /// The selector in `slot`, parsing `css` the first time.
 pub(super) fn cached(slot: &'static OnceLock<Selector>, css: &'static str) -> Cow<'static, Selector> {
-    Cow::Borrowed(slot.get_or_init(|| match css.parse() {
-        Ok(selector) => selector,
-        // Only constants of this crate come here, and the unit tests parse every one of them.
-        Err(error) => panic!("invalid built-in selector {css:?}: {error}"),
+    cached_built(slot, || css.to_owned())
+}
+
+/// The selector in `slot`, parsing what `css` builds the first time.
+pub(super) fn cached_built(
+    slot: &'static OnceLock<Selector>,
+    css: impl FnOnce() -> String,
+) -> Cow<'static, Selector> {
+    Cow::Borrowed(slot.get_or_init(|| {
+        let css = css();
+        match css.parse() {
+            Ok(selector) => selector,
+            // Only constants of this crate, or lists of them, come here, and the unit tests
+            // parse every one of them.
+            Err(error) => panic!("invalid built-in selector {css:?}: {error}"),
+        }
     }))
 }
 

@@ -17,45 +17,62 @@
 //! it parses are ASCII-compatible, and in their multi-byte forms `<`, `!`, `?`, `/`, `-` and `>`
 //! are never part of another character.
 
-/// Whether some comment of `page` could hold tool markup. One pass, in linear time: only `<`
-/// and `>` change what may be open, and `toolname` (which holds neither) is looked for only in
-/// the stretches between them where something is.
-pub(in crate::page) fn may_hide_markup(page: &[u8]) -> bool {
+/// Whether some comment of `page` could hold tool markup; `each_tag` is called with the
+/// position of every `<` of the page, in order, so a caller that reads tags needs no pass of
+/// its own. One pass, in linear time: only `<` and `>` change what may be open, and `toolname`
+/// (which holds neither) is looked for only in the stretches between them where something is.
+/// While nothing is open a `>` changes nothing, so the pass then jumps from `<` to `<`; a `<`
+/// that opens no comment (a start tag, or `</` and a letter, which is an end tag in every
+/// tokenizer state) leaves it so. Once the answer is "could", only `<` are sought.
+pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usize)) -> bool {
     let starts = |at: usize, marker: &[u8]| {
         page.get(at..at + marker.len()).is_some_and(|slice| slice.eq_ignore_ascii_case(marker))
     };
     let names_tool =
         |stretch: &[u8]| stretch.windows(8).any(|window| window.eq_ignore_ascii_case(b"toolname"));
+    let mut could = false;
     // The last `<!--` seen has no `-->` after its end; where that end is.
     let (mut dashed_open, mut dashed_end) = (false, 0);
-    // The last `<!`, `<?` or `</` seen has no `>` after it.
+    // The last `<!`, `<?` or `</` and a non-letter seen has no `>` after it.
     let mut bogus_open = false;
-    // Where the stretch since the last `<` or `>` starts.
+    // Where the stretch since the last `<` or `>` starts, and where the search goes on.
     let mut stretch = 0;
-    for at in memchr::memchr2_iter(b'<', b'>', page) {
-        let open = dashed_open || bogus_open;
-        if open && names_tool(&page[stretch..at]) {
-            return true;
-        }
-        if page[at] == b'<' {
-            if open && (starts(at, b"<tool") || starts(at, b"<context")) {
-                return true;
-            }
-            if matches!(page.get(at + 1), Some(b'!' | b'?' | b'/')) {
-                bogus_open = true;
-            }
-            if starts(at, b"<!--") {
-                (dashed_open, dashed_end) = (true, at + 4);
-            }
-        } else {
+    loop {
+        let open = !could && (dashed_open || bogus_open);
+        let rest = &page[stretch..];
+        let Some(offset) =
+            (if open { memchr::memchr2(b'<', b'>', rest) } else { memchr::memchr(b'<', rest) })
+        else {
+            break;
+        };
+        let at = stretch + offset;
+        could |= open && names_tool(&page[stretch..at]);
+        stretch = at + 1;
+        if page[at] == b'>' {
             bogus_open = false;
             if at >= dashed_end + 2 && &page[at - 2..at] == b"--" {
                 dashed_open = false;
             }
+            continue;
         }
-        stretch = at + 1;
+        each_tag(at);
+        if could {
+            continue;
+        }
+        if open && (starts(at, b"<tool") || starts(at, b"<context")) {
+            could = true;
+            continue;
+        }
+        bogus_open |= match page.get(at + 1) {
+            Some(b'!' | b'?') => true,
+            Some(b'/') => !page.get(at + 2).is_some_and(u8::is_ascii_alphabetic),
+            _ => false,
+        };
+        if starts(at, b"<!--") {
+            (dashed_open, dashed_end) = (true, at + 4);
+        }
     }
-    (dashed_open || bogus_open) && names_tool(&page[stretch..])
+    could || ((dashed_open || bogus_open) && names_tool(&page[stretch..]))
 }
 
 #[cfg(test)]
@@ -75,7 +92,7 @@ mod tests {
             "<!-- toolname -->",
             "<!-- unclosed <context",
         ] {
-            assert!(may_hide_markup(page.as_bytes()), "{page}");
+            assert!(may_hide_markup(page.as_bytes(), |_| {}), "{page}");
         }
     }
 
@@ -88,7 +105,19 @@ mod tests {
             "<!-- closed --> <?pi?> </ x> <tool name=x>",
             "</tbody></table>\n<tool name=\"t\"><p>T</p></tool><context name=\"c\">c</context>\n<form><label>Q</label><input name=\"q\"><button>Go</button></form><!-- c0 -->\n<script>window.m = [];</script>\n</div><tool name=\"u\"></tool>",
         ] {
-            assert!(!may_hide_markup(page.as_bytes()), "{page}");
+            assert!(!may_hide_markup(page.as_bytes(), |_| {}), "{page}");
+        }
+    }
+
+    #[test]
+    fn every_angle_bracket_that_opens_is_reported_once_in_order() {
+        for page in
+            ["<a><!-- <tool> --> <b></b> <? x > </ y> <c", "<!-- toolname --><p>x</p><i>", "no tags", "<"]
+        {
+            let mut seen = Vec::new();
+            may_hide_markup(page.as_bytes(), |at| seen.push(at));
+            let expected: Vec<usize> = page.match_indices('<').map(|(at, _)| at).collect();
+            assert_eq!(seen, expected, "{page}");
         }
     }
 }

@@ -102,3 +102,41 @@ fn recognizes_javascript_types() {
         assert!(!is_javascript(Some(kind)), "{kind}");
     }
 }
+
+#[test]
+fn every_raw_text_selector_list_parses_and_names_its_elements() {
+    for present in 0..16 {
+        // An empty list is never asked for: without raw-text elements only the text handler's.
+        let choices: &[bool] = if present == 0 { &[true] } else { &[false, true] };
+        for &with_script in choices {
+            let selector = raw_text_selector(present, with_script);
+            let names: Vec<&str> = RAW_TEXT
+                .iter()
+                .enumerate()
+                .filter(|(bit, _)| present & (1 << bit) != 0)
+                .map(|(_, (_, name))| *name)
+                .collect();
+            // The list goes through lol_html: a page of every element shows which it matched.
+            let mut matched = Vec::new();
+            let page =
+                "<script></script><noscript></noscript><noembed></noembed><noframes></noframes><xmp></xmp>";
+            let mut rewriter = lol_html::HtmlRewriter::new(
+                lol_html::Settings::new().append_element_content_handler((
+                    selector,
+                    lol_html::ElementContentHandlers::default().element(
+                        |element: &mut lol_html::html_content::Element<'_, '_>| {
+                            matched.push(element.tag_name());
+                            Ok(())
+                        },
+                    ),
+                )),
+                |_: &[u8]| {},
+            );
+            rewriter.write(page.as_bytes()).expect("rewritten");
+            rewriter.end().expect("ended");
+            let expected: Vec<String> =
+                with_script.then_some("script").into_iter().chain(names).map(str::to_owned).collect();
+            assert_eq!(matched, expected, "present {present:#06b}, script {with_script}");
+        }
+    }
+}
