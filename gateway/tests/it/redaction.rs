@@ -46,7 +46,7 @@ async fn numbers_grouped_with_nbsp_reach_the_model_only_as_placeholders() {
     send_message(&page, "What is on this page?").await;
     assert_eq!(turn_ends(&page).await, "done");
 
-    let bodies = stand_in.bodies();
+    let bodies: Vec<String> = stand_in.bodies().iter().map(|body| without_boundary(body)).collect();
     assert!(!bodies.is_empty(), "the turn reached the model");
     for body in &bodies {
         for original in ["4111", "DE89", "3704", "6789", "1234567", "doe@", "j.doe"] {
@@ -57,4 +57,13 @@ async fn numbers_grouped_with_nbsp_reach_the_model_only_as_placeholders() {
         assert!(bodies[0].contains(placeholder), "{placeholder} missing: {}", bodies[0]);
     }
     gateway.stop().await;
+}
+
+/// `body` without the turn's random boundary (24 hex digits after `<<<`), whose digits may
+/// happen to spell one of the numbers looked for.
+fn without_boundary(body: &str) -> String {
+    let Some(start) = body.find("<<<").map(|at| at + 3) else { return body.to_owned() };
+    let boundary: String = body[start..].chars().take_while(char::is_ascii_hexdigit).collect();
+    assert_eq!(boundary.len(), 24, "a boundary of 24 hex digits: {body}");
+    body.replace(&boundary, "[boundary]")
 }

@@ -4,10 +4,13 @@
 //!
 //! The answers may say "may" of what is not there; they must never say "cannot" of what is.
 //! lol_html makes an element only from a start tag in the source, and a start tag named `form`
-//! is `<` followed by those letters in any case: the encodings lol_html parses are
-//! ASCII-compatible, and in their multi-byte forms an ASCII letter or `<` is never part of
-//! another character, so the decoded page holds `<form` only where its bytes do. A page still
-//! arriving is [`Survey::unknown`]: everything may come.
+//! is `<` followed by those letters in any case. The encodings lol_html parses are
+//! ASCII-compatible: an ASCII character of the decoded page is always that same byte of the
+//! page, a multi-byte sequence never decodes to one, and `<` is never the trailing byte of a
+//! multi-byte character (an ASCII letter can be, in Shift_JIS, GBK or Big5, but then it is not a
+//! letter of the decoded page). So the decoded page holds `<form` only where its bytes do, and
+//! the same goes for `toolname`. A page still arriving is [`Survey::unknown`]: everything may
+//! come.
 
 use super::leaks::comments;
 
