@@ -10,10 +10,11 @@ use gateway::app::{self, Running};
 use gateway::config::Config;
 use http::{Method, Request, StatusCode};
 use http_body_util::Full;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpListener;
@@ -48,12 +49,27 @@ impl Provider {
             .env("POST_LOGOUT_REDIRECT_URIS", format!("{gateway}/.toolgate/signed-out"))
             .env("BACKCHANNEL_LOGOUT_URI", format!("{gateway}/.toolgate/backchannel-logout"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect(
                 "node runs (the test command installs Node packages; Node itself ships with the machine)",
             );
+        let stderr = child.stderr.take().expect("stderr");
+        // The provider's last words on stderr, for a failure to start to say why.
+        let said = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = Arc::clone(&said);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut kept = keep.lock().expect("stderr lines");
+                if kept.len() == 40 {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        });
+        let last_words = || said.lock().map(|kept| Vec::from(kept.clone()).join("\n")).unwrap_or_default();
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
         // A readiness bound, not a timing assertion: Node starts slowly while the whole suite runs
@@ -61,13 +77,17 @@ impl Provider {
         let issuer = tokio::time::timeout(Duration::from_secs(120), async {
             while let Some(line) = lines.next_line().await.expect("provider stdout") {
                 if let Some(issuer) = line.strip_prefix("oidc-provider listening on ") {
-                    return issuer.to_owned();
+                    return Some(issuer.to_owned());
                 }
             }
-            panic!("oidc-provider exited before listening");
+            None
         })
-        .await
-        .expect("oidc-provider starts within 120 s");
+        .await;
+        let issuer = match issuer {
+            Ok(Some(issuer)) => issuer,
+            Ok(None) => panic!("oidc-provider exited before listening; its stderr:\n{}", last_words()),
+            Err(_) => panic!("oidc-provider did not start within 120 s; its stderr:\n{}", last_words()),
+        };
         Self { issuer, child }
     }
 
