@@ -1,8 +1,9 @@
 //! `GET /.toolgate/agent/outcomes/{call id}`: what the site answered the caller's own form
 //! submission for that call (`outcomes`), for the runtime to give `__toolgate__.call` and the
 //! panel the real result. It waits, bounded: a few seconds for the submission to reach the site
-//! (none with `?arrival=0`, for a submission the page sent itself), then until the site has
-//! answered or the call's timeout is over.
+//! (none with `?arrival=0`, for a submission the page sent itself; with replicas, still the
+//! moment another replica's record takes to reach the store), then until the site has answered
+//! or the call's timeout is over.
 //!
 //! Answers `{"observed": false}` when no submission of the call reached the site (the page
 //! answered the call itself), else `{"observed": true, "ok": true, "result": {…}}` or

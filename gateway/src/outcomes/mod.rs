@@ -40,6 +40,12 @@ const KEEP_FOR: Duration = Duration::from_secs(600);
 /// the answer.
 const LANDING_GRACE: Duration = Duration::from_secs(3);
 
+/// The least time a replica waits for a submission to show up when outcomes are shared: one
+/// that reached another replica is seen here only once that replica's record is in the store,
+/// which follows its answer to the browser (the store's queue), and its change notice wakes the
+/// wait at once. Without it, "has arrived by now" (`arrival` of zero) could be read too early.
+const SHARED_ARRIVAL: Duration = Duration::from_secs(2);
+
 /// The answers of agents' submissions, per owner and call.
 #[derive(Default)]
 pub struct Outcomes {
@@ -175,8 +181,8 @@ impl Outcomes {
     }
 
     /// Waits for the answer to `call_id`: `None` when no submission of it arrives within
-    /// `arrival` or no answer by `deadline` (a redirect whose landing page is late counts as
-    /// the answer).
+    /// `arrival` (at least `SHARED_ARRIVAL` when outcomes are shared) or no answer by
+    /// `deadline` (a redirect whose landing page is late counts as the answer).
     pub async fn wait(
         &self,
         owner: &str,
@@ -185,6 +191,7 @@ impl Outcomes {
         deadline: Instant,
     ) -> Option<SiteAnswer> {
         let key = (owner.to_owned(), call_id.to_owned());
+        let arrival = if self.shared.is_some() { arrival.max(SHARED_ARRIVAL) } else { arrival };
         let arrival_by = Instant::now() + arrival;
         loop {
             let notified = self.changed.notified();
