@@ -9,9 +9,9 @@
 //! there (the upstream's idle timeout still bounds each wait). What the rewriter makes of the
 //! upstream frames that are ready together goes out as one body frame (up to `GATHER_LIMIT`):
 //! one write and one chunk header instead of one per upstream read, and nothing else waits for
-//! an upstream that has not sent more yet. A failure before the first byte becomes a 502 page (see `prime`); after it, the
-//! stream is cut with an error so the browser sees a failed load. Unrewritten input never
-//! reaches the client.
+//! an upstream that has not sent more yet. A failure before the first byte becomes a 502 page
+//! (see `prime`); after it, the stream is cut with an error so the browser sees a failed load.
+//! Unrewritten input never reaches the client.
 
 use crate::config::SiteId;
 use crate::http::body::{BoxError, ProxyBody};
