@@ -20,7 +20,7 @@ use crate::sso::session::SessionId;
 use crate::state::Gateway;
 use crate::state::turns::Owner;
 use bytes::Bytes;
-use http::{Request, Response, header};
+use http::{Request, Response};
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 
@@ -42,11 +42,7 @@ pub async fn check(
         return Ok(request.map(|body| body.map_err(Into::into).boxed_unsync()));
     }
     let refuse = Refusal { gateway, site, signed_in, path: request.uri().path().to_owned(), request_id };
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().parse::<u64>().ok());
+    let declared = crate::http::body::declared_length(request.headers());
     if declared.is_some_and(|length| length > MAX_GUARDED_BODY as u64) {
         return Err(refuse.answer(ProxyError::SubmissionTooLarge(MAX_GUARDED_BODY)).await);
     }

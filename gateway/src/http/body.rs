@@ -17,6 +17,14 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// The body type of every request and response the gateway builds.
 pub type ProxyBody = UnsyncBoxBody<Bytes, BoxError>;
 
+/// The body length a message's `Content-Length` declares, if it declares a readable one.
+pub fn declared_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|length| length.trim().parse::<u64>().ok())
+}
+
 /// A complete body from bytes in memory.
 pub fn full(bytes: impl Into<Bytes>) -> ProxyBody {
     Full::new(bytes.into()).map_err(|never| match never {}).boxed_unsync()

@@ -11,7 +11,7 @@
 
 use super::SiteAnswer;
 use crate::store::{StoreError, StoreHandle, Table};
-use crate::support::sealing::Sealer;
+use crate::support::sealing::{Sealer, open_json, seal_json};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,18 +85,17 @@ impl Shared {
     ) {
         let stored =
             Stored { stage, navigates, expires_at: crate::support::clock::unix_now() + keep.as_secs() };
-        if let Ok(value) = serde_json::to_vec(&stored) {
-            let sealed = self.keys.seal_record(SEALED_AS, &value).into_bytes();
-            if self.writes.try_send((key(owner, call_id), sealed)).is_err() {
-                tracing::warn!("form outcomes are not reaching the store; this one stays with this replica");
-            }
+        if let Some(sealed) = seal_json(self.keys.as_ref(), SEALED_AS, &stored)
+            && self.writes.try_send((key(owner, call_id), sealed)).is_err()
+        {
+            tracing::warn!("form outcomes are not reaching the store; this one stays with this replica");
         }
     }
 
     /// The step another replica stored for `owner`'s `call_id`, if it has not expired.
     pub(super) async fn read(&self, owner: &str, call_id: &str) -> Option<Stored> {
         let sealed = self.store.get(Table::Outcomes, &key(owner, call_id)).await.ok().flatten()?;
-        let stored = open(self.keys.as_ref(), &sealed)?;
+        let stored = open_json::<Stored>(self.keys.as_ref(), SEALED_AS, &sealed)?;
         (stored.expires_at > crate::support::clock::unix_now()).then_some(stored)
     }
 
@@ -105,15 +104,11 @@ impl Shared {
         let (now, keys) = (crate::support::clock::unix_now(), Arc::clone(&self.keys));
         self.store
             .sweep(Table::Outcomes, move |sealed| {
-                open(keys.as_ref(), sealed).is_none_or(|stored| stored.expires_at <= now)
+                open_json::<Stored>(keys.as_ref(), SEALED_AS, sealed)
+                    .is_none_or(|stored| stored.expires_at <= now)
             })
             .await
     }
-}
-
-/// A stored step, opened; `None` for one that does not open (another key, damage).
-fn open(keys: &dyn Sealer, sealed: &[u8]) -> Option<Stored> {
-    serde_json::from_slice(&keys.open_record(SEALED_AS, std::str::from_utf8(sealed).ok()?)?).ok()
 }
 
 fn key(owner: &str, call_id: &str) -> Vec<u8> {

@@ -109,10 +109,7 @@ fn is_tiny(config: &CompressionConfig, headers: &HeaderMap) -> bool {
         .get(header::CONTENT_ENCODING)
         .and_then(|value| value.to_str().ok())
         .is_none_or(|coding| coding.trim().is_empty() || coding.trim().eq_ignore_ascii_case("identity"));
-    let length = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|length| length.trim().parse::<u64>().ok());
+    let length = crate::http::body::declared_length(headers);
     identity && length.is_some_and(|length| length < config.min_size)
 }
 

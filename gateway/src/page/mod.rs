@@ -148,11 +148,7 @@ pub async fn rewrite(
         memory_limit: gateway.config.limits.rewrite_memory,
         inject: !sandboxed,
     };
-    let declared_length = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|length| length.to_str().ok())
-        .and_then(|length| length.parse::<u64>().ok());
+    let declared_length = crate::http::body::declared_length(&parts.headers);
     fix_rewritten_headers(&mut parts.headers);
     compression::set_headers(&mut parts.headers, compression);
     if !user.tools_on || sandboxed {

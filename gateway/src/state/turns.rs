@@ -12,7 +12,7 @@ use super::turn_leases;
 pub use super::turn_owner::{Owner, Refusal};
 use crate::store::{StoreHandle, Table};
 use crate::support::clock::unix_now;
-use crate::support::sealing::Sealer;
+use crate::support::sealing::{Sealer, open_json, seal_json};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -104,9 +104,8 @@ impl Turns {
         }
         let key = parked_key(turn_id, &outcome.call_id);
         let parked = Parked { owner: owner.clone(), outcome, expires_at: now + PARKED_SECONDS };
-        let Ok(bytes) = serde_json::to_vec(&parked) else { return false };
-        let sealed = self.keys.seal_record(PARKED, &bytes);
-        let stored = self.store.put(Table::ToolResults, &key, sealed.as_bytes()).await;
+        let Some(sealed) = seal_json(self.keys.as_ref(), PARKED, &parked) else { return false };
+        let stored = self.store.put(Table::ToolResults, &key, &sealed).await;
         let announced = match stored {
             Ok(()) => self.store.announce("result", turn_id).await,
             Err(error) => Err(error),
@@ -132,7 +131,7 @@ impl Turns {
         for (key, _) in parked.into_iter().take_while(|(key, _)| key.starts_with(prefix.as_bytes())) {
             // Taken, not read: of two replicas collecting, one gets it.
             let Ok(Some(sealed)) = self.store.take(Table::ToolResults, &key).await else { continue };
-            let Some(parked) = open_parked(self.keys.as_ref(), &sealed) else { continue };
+            let Some(parked) = open_json::<Parked>(self.keys.as_ref(), PARKED, &sealed) else { continue };
             if parked.owner == owner {
                 let _ = sender.try_send(parked.outcome);
             }
@@ -169,19 +168,13 @@ impl Turns {
         let parked = self
             .store
             .sweep(Table::ToolResults, move |sealed| {
-                open_parked(keys.as_ref(), sealed).is_none_or(|parked| parked.expires_at <= now)
+                open_json::<Parked>(keys.as_ref(), PARKED, sealed)
+                    .is_none_or(|parked| parked.expires_at <= now)
             })
             .await?;
         let idle = self.store.sweep(Table::AgentTurns, move |bytes| turn_leases::is_idle(bytes, now)).await?;
         Ok(parked + idle)
     }
-}
-
-/// A parked result, opened; `None` for one that does not open (sealed with a key no longer
-/// configured, or damaged).
-fn open_parked(keys: &dyn Sealer, sealed: &[u8]) -> Option<Parked> {
-    let sealed = std::str::from_utf8(sealed).ok()?;
-    serde_json::from_slice(&keys.open_record(PARKED, sealed)?).ok()
 }
 
 /// A parked result's key: the turn, the call, and a random part (a page may answer twice).

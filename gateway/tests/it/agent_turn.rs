@@ -78,6 +78,11 @@ pub(crate) async fn events(
     seen
 }
 
+/// The model's answer in a turn's events: its `text` deltas, joined.
+pub(crate) fn answer_text(seen: &[Value]) -> String {
+    seen.iter().filter(|event| event["event"] == "text").filter_map(|event| event["delta"].as_str()).collect()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one() {
     let app = upstream(|_| reply("text/plain", "upstream")).await;
@@ -123,11 +128,7 @@ async fn a_turn_runs_an_allowed_tool_on_the_page_and_never_offers_a_denied_one()
     let call = seen.iter().find(|event| event["event"] == "tool_call").expect("a tool call");
     assert_eq!(call["tool"], "add_task");
     assert_eq!(call["args"], json!({"title": "Water the plants"}));
-    let text: String = seen
-        .iter()
-        .filter(|event| event["event"] == "text")
-        .filter_map(|event| event["delta"].as_str())
-        .collect();
+    let text = answer_text(&seen);
     assert!(text.contains("Water the plants"), "the answer reports the result: {text}");
     assert!(stand_in.requests() >= 2, "one round for the call, one for the answer");
 

@@ -76,10 +76,8 @@ impl Survey {
                 tags |= tag.bit();
             }
         });
-        let mut survey = Self { tags, markers: false, comments: false };
-        survey.markers = survey.may_have(Tag::Tool) || survey.may_have(Tag::Context) || names_tool(page);
-        survey.comments = survey.markers && may_hide;
-        survey
+        let markers = tags & (Tag::Tool.bit() | Tag::Context.bit()) != 0 || names_tool(page);
+        Self { tags, markers, comments: markers && may_hide }
     }
 }
 

@@ -412,11 +412,7 @@ async fn a_turn_on_one_replica_is_approved_on_another_and_gets_its_result_from_a
     }
     let resolved = seen.iter().find(|event| event["event"] == "approval_resolved").expect("resolved");
     assert_eq!(resolved["decision"], "approved");
-    let text: String = seen
-        .iter()
-        .filter(|event| event["event"] == "text")
-        .filter_map(|event| event["delta"].as_str())
-        .collect();
+    let text = crate::agent_turn::answer_text(&seen);
     assert!(text.contains("Water the plants"), "the answer reports the result: {text}");
     let parked = c.store.range(gateway::store::Table::ToolResults, b"", 10).await.expect("read");
     assert!(parked.is_empty(), "the result C parked was taken by A");
