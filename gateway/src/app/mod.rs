@@ -1,11 +1,14 @@
 //! Starting and stopping a whole gateway on listeners the caller bound: the user-facing
 //! listener (`listener`) and the admin server, sharing one state and one shutdown signal, with
-//! its reloads (`reload`), shutdown signal (`shutdown`) and logging (`telemetry`). The binary,
-//! the demo and the integration tests all start gateways through here.
+//! its reloads (`reload`), shutdown signal (`shutdown`) and logging (`telemetry`, its JSON lines
+//! by `log_format`, written out by `log_writer`). The binary, the demo and the integration
+//! tests all start gateways through here.
 //!
 //! Layer 8 of the gateway (ARCHITECTURE.md, "Code map"): may import every layer below it.
 
 pub mod listener;
+mod log_format;
+mod log_writer;
 pub mod reload;
 mod replicas;
 pub mod shutdown;

@@ -189,7 +189,8 @@ fn secret_problems(config: &Config) -> Vec<String> {
 
 fn run(path: &std::path::Path) -> anyhow::Result<()> {
     let config = Config::load(path)?;
-    telemetry::init(config.server.log_format);
+    // Held until the runtime has stopped: dropping it writes out the last log lines.
+    let _log = telemetry::init(config.server.log_format).context("cannot start the log writer")?;
     with_runtime(async move {
         let listener = TcpListener::bind(config.server.listen)
             .await

@@ -23,7 +23,7 @@ use tokio::net::TcpListener;
 
 /// Runs the demo until Ctrl-C or SIGTERM.
 pub async fn run(port: u16, sign_in_as: Option<String>) -> anyhow::Result<()> {
-    telemetry::init(crate::config::LogFormat::Pretty);
+    let _log = telemetry::init(crate::config::LogFormat::Pretty).context("cannot start the log writer")?;
     let shutdown = Shutdown::new();
     shutdown.on_process_signals();
     let demo = start(port, sign_in_as.clone(), shutdown).await?;

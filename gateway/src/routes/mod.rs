@@ -93,20 +93,21 @@ pub async fn handle(
 ) -> Response<ProxyBody> {
     let started = Instant::now();
     let request_id = RequestId::new();
+    // Borrowed by the instrumented block below, which is awaited here.
+    let gateway = &gateway;
+    let host = request_host(&request);
+    let entry = host.as_deref().and_then(|host| gateway.site(host));
+    let site = entry.map(|entry| entry.site.clone());
+    // Every field is known when the span opens, so the log formats the span once; the answer's
+    // status and latency go on the `answered` line itself.
     let span = tracing::info_span!(
         "request",
         request_id = %request_id,
         method = %request.method(),
-        site = tracing::field::Empty,
-        status = tracing::field::Empty,
-        latency_ms = tracing::field::Empty,
+        site = site.as_ref().map_or("-", |site| site.id.as_str()),
     );
     async move {
-        let host = request_host(&request);
-        let entry = host.as_deref().and_then(|host| gateway.site(host));
-        let site = entry.map(|entry| entry.site.clone());
-        tracing::Span::current().record("site", site.as_ref().map_or("-", |site| site.id.as_str()));
-        let destination = destination(&gateway, site.is_some(), host.as_deref(), request.uri().path());
+        let destination = destination(gateway, site.is_some(), host.as_deref(), request.uri().path());
         // A `/v1` request names its site in its base URL or a header: its metrics go to that
         // site (a configured id only, so labels stay bounded).
         let entry = entry.or_else(|| {
@@ -121,20 +122,20 @@ pub async fn handle(
         let failed = |error| (failure(error, site.as_ref(), &request_id), Route::Error);
         let (response, route) = match (destination, &site, &gateway.sso) {
             (Destination::Site, Some(site), _) => {
-                site::handle(&gateway, site, client, request, &request_id).await.unwrap_or_else(failed)
+                site::handle(gateway, site, client, request, &request_id).await.unwrap_or_else(failed)
             }
             (Destination::Dashboard, _, Some(sso)) => match &gateway.config.dashboard {
                 Some(dashboard) => (
-                    dashboard_http::handle(&gateway, sso, dashboard, client, request, &request_id).await,
+                    dashboard_http::handle(gateway, sso, dashboard, client, request, &request_id).await,
                     Route::Dashboard,
                 ),
                 None => failed(ProxyError::UnknownHost),
             },
             (Destination::OpenAi, _, Some(sso)) => {
-                (openai::handle(&gateway, sso, request, &request_id).await, Route::Agent)
+                (openai::handle(gateway, sso, request, &request_id).await, Route::Agent)
             }
             (Destination::Approvals, _, Some(sso)) => {
-                (api::handle(&gateway, sso, request, &request_id).await, Route::Agent)
+                (api::handle(gateway, sso, request, &request_id).await, Route::Agent)
             }
             (Destination::AuditRecords, _, Some(sso)) => {
                 let readers = &gateway.config.audit.reader_groups;
@@ -163,10 +164,12 @@ pub async fn handle(
         let elapsed = started.elapsed();
         let metrics = entry.map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
         metrics.record(route, status.as_u16(), elapsed.as_secs_f64());
-        let span = tracing::Span::current();
-        span.record("status", status.as_u16());
-        span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
-        tracing::info!(route = route.label(), "answered");
+        tracing::info!(
+            route = route.label(),
+            status = status.as_u16(),
+            latency_ms = elapsed.as_secs_f64() * 1000.0,
+            "answered"
+        );
         response
     }
     .instrument(span)

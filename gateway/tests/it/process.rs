@@ -26,7 +26,8 @@ pub async fn spawn_gateway(
     (process, directory)
 }
 
-/// Starts `toolgate run` with `config` written to `directory/toolgate.toml`.
+/// Starts `toolgate run` with `config` written to `directory/toolgate.toml`; its standard error
+/// (the log) goes to `directory/stderr.log`.
 pub async fn spawn_gateway_in(
     directory: &std::path::Path,
     config: &str,
@@ -40,7 +41,7 @@ pub async fn spawn_gateway_in(
         .arg("--config")
         .arg(&path)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(directory.join("stderr.log")).expect("create stderr.log"))
         .kill_on_drop(true);
     for (name, value) in environment {
         command.env(name, value);
@@ -111,6 +112,50 @@ async fn sigterm_drains_an_in_flight_slow_response() {
         .expect("exits after draining")
         .expect("status");
     assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test]
+async fn every_request_is_one_json_log_line_with_its_request_id() {
+    let app = upstream(|_| reply("text/plain", "ok")).await;
+    let config = harness::config_text(&[("app.test", app.address)], "log_format = \"json\"");
+    let (mut gateway, directory) = spawn_gateway(&config, &[("RUST_LOG", "info")]).await;
+
+    let mut request_ids = Vec::new();
+    for index in 0..200 {
+        let response =
+            harness::open(gateway.address, harness::get("app.test", &format!("/item/{index}"))).await;
+        assert_eq!(response.status(), 200);
+        let id = response.headers()["x-request-id"].to_str().expect("request id").to_owned();
+        request_ids.push(id);
+    }
+    // Stopped at once after the last answer (the log writer's own tests cover lines still
+    // waiting at exit).
+    let pid = gateway.child.id().expect("pid").to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().await.expect("kill").success());
+    let status = tokio::time::timeout(Duration::from_secs(10), gateway.child.wait())
+        .await
+        .expect("exits")
+        .expect("status");
+    assert!(status.success(), "{status:?}");
+
+    let log = std::fs::read_to_string(directory.path().join("stderr.log")).expect("stderr.log");
+    let answered: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}")))
+        .filter(|line: &serde_json::Value| line["message"] == "answered")
+        .collect();
+    let logged: Vec<&str> = answered.iter().filter_map(|line| line["span"]["request_id"].as_str()).collect();
+    assert_eq!(logged, request_ids, "one line per request, in order");
+    for line in &answered {
+        assert_eq!(line["level"], "INFO");
+        assert_eq!(line["status"], 200);
+        assert_eq!(line["route"], "pass_through");
+        assert!(line["latency_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{line}");
+        assert_eq!(line["span"]["site"], "site0");
+        assert_eq!(line["span"]["method"], "GET");
+        assert_eq!(line["target"], "gateway::routes");
+    }
+    assert!(!log.contains("/item/"), "paths are not logged");
 }
 
 #[tokio::test]
