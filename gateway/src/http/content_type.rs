@@ -6,14 +6,15 @@
 
 use http::HeaderMap;
 use http::header::{self, HeaderValue};
+use std::borrow::Cow;
 
 /// Whether `essence` is a document type the filter cannot parse but a browser renders as a
 /// document that may carry tool markup (SVG, XML): it gets `Permissions-Policy: tools=()`.
 pub fn is_xml_document(headers: &HeaderMap) -> bool {
-    matches!(body_kind(headers), BodyKind::Other)
-        && last_essence(headers).is_some_and(|essence| {
-            essence == "text/xml" || essence == "application/xml" || essence.ends_with("+xml")
-        })
+    extract(headers).is_some_and(|(essence, _)| {
+        !is_page(&essence)
+            && (essence == "text/xml" || essence == "application/xml" || essence.ends_with("+xml"))
+    })
 }
 
 /// How the browser will treat a response body.
@@ -36,15 +37,14 @@ pub enum BodyKind {
 pub fn body_kind(headers: &HeaderMap) -> BodyKind {
     match extract(headers) {
         None => BodyKind::Unlabelled,
-        Some((essence, charset)) if essence == "text/html" || essence == "application/xhtml+xml" => {
-            BodyKind::Page { essence, charset }
-        }
+        Some((essence, charset)) if is_page(&essence) => BodyKind::Page { essence, charset },
         Some(_) => BodyKind::Other,
     }
 }
 
-fn last_essence(headers: &HeaderMap) -> Option<String> {
-    extract(headers).map(|(essence, _)| essence)
+/// Whether a (lower-case) essence is a document the filter rewrites.
+fn is_page(essence: &str) -> bool {
+    essence == "text/html" || essence == "application/xhtml+xml"
 }
 
 /// WHATWG Fetch "extract a MIME type": `(essence, charset)` of the type the browser uses.
@@ -52,8 +52,12 @@ fn extract(headers: &HeaderMap) -> Option<(String, Option<String>)> {
     let mut found: Option<(String, Option<String>)> = None;
     for field in headers.get_all(header::CONTENT_TYPE) {
         // Browsers read header bytes as Latin-1 (isomorphic decode); a byte >= 0x80 must not make
-        // a field invisible to us while the browser still reads it.
-        let text: String = field.as_bytes().iter().map(|&byte| char::from(byte)).collect();
+        // a field invisible to us while the browser still reads it. ASCII, the usual case, is
+        // the same text either way.
+        let text: Cow<'_, str> = match field.to_str() {
+            Ok(ascii) => Cow::Borrowed(ascii),
+            Err(_) => Cow::Owned(field.as_bytes().iter().map(|&byte| char::from(byte)).collect()),
+        };
         for value in split_outside_quotes(&text, ',') {
             let Some((essence, charset)) = parse(value) else { continue };
             if essence == "*/*" {
