@@ -8,6 +8,8 @@
 #
 # Measures (docs/design.md §10):
 #   * non-HTML pass-through (small JSON)        gateway vs nginx proxy_pass   target >= 1.0x req/s
+#   * the same with an access log on both sides: the gateway at its default RUST_LOG=info (one
+#     `answered` line a request) vs nginx with its default access_log, both to a file   no target
 #   * 20 KB HTML page with script injection     gateway vs nginx sub_filter   target >= 0.8x req/s
 #   * the same page compressed on both sides (wrk sends Accept-Encoding: gzip): the gateway
 #     compressing in the stream vs nginx sub_filter + gzip on, same gzip level    no target yet
@@ -104,6 +106,7 @@ UP_PORT="$(free_port)"
 PROXY_PORT="$(free_port)"
 SUB_PORT="$(free_port)"
 GZIP_PORT="$(free_port)"
+LOG_PORT="$(free_port)"
 declare -A AUTH_PORT AUTH_PID AUTH_COOKIE AUTH_SIGNIN
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do AUTH_PORT[$store]="$(free_port)"; done
@@ -179,12 +182,12 @@ tools.allow = ["export_*", "send_feedback"]
 tools.deny = ["delete_*"]
 contexts.allow = ["report_*"]
 EOF
-start_gateway() { # name: runs $TMP/<name>.toml; sets STARTED_PID and STARTED_ADDR
-    local name="$1" addr="" pid
+start_gateway() { # name [RUST_LOG]: runs $TMP/<name>.toml; sets STARTED_PID and STARTED_ADDR
+    local name="$1" log_level="${2:-warn}" addr="" pid
     "$TOOLGATE_BIN" check-config "$TMP/$name.toml" >"$TMP/$name-check.log" 2>&1 \
         || { cat "$TMP/$name-check.log" >&2; die "gateway config $name rejected"; }
     : >"$TMP/$name.out"
-    RUST_LOG=warn "$TOOLGATE_BIN" run --config "$TMP/$name.toml" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    RUST_LOG="$log_level" "$TOOLGATE_BIN" run --config "$TMP/$name.toml" >"$TMP/$name.out" 2>"$TMP/$name.err" &
     pid=$!
     PIDS+=("$pid")
     for _ in $(seq 100); do
@@ -201,6 +204,12 @@ start_gateway toolgate
 GW_PID="$STARTED_PID"
 GW_ADDR="$STARTED_ADDR"
 GW="http://$GW_ADDR"
+# The same gateway at the default log level, its log (standard error) going to a file.
+mkdir -p "$TMP/store-logged"
+sed "s#^path = \"$TMP/store\"#path = \"$TMP/store-logged\"#" "$TMP/toolgate.toml" >"$TMP/toolgate-logged.toml"
+start_gateway toolgate-logged info
+GW_LOGGED_PID="$STARTED_PID"
+GW_LOGGED="http://$STARTED_ADDR"
 
 # --- sanity: every target answers correctly before anything is measured -------------------
 check_target() { # label url accept expect_injected [host] [cookie] [expected status]
@@ -218,6 +227,8 @@ check_target() { # label url accept expect_injected [host] [cookie] [expected st
 }
 check_target "nginx proxy_pass json" "http://127.0.0.1:$PROXY_PORT/api.json" '*/*' no
 check_target "gateway json" "$GW/api.json" '*/*' no
+check_target "nginx proxy_pass json, access log" "http://127.0.0.1:$LOG_PORT/api.json" '*/*' no
+check_target "gateway json, RUST_LOG=info" "$GW_LOGGED/api.json" '*/*' no
 check_target "nginx sub_filter html" "http://127.0.0.1:$SUB_PORT/page.html" text/html yes
 check_target "gateway html" "$GW/page.html" text/html yes
 # The page layer really worked on the measured page: the denied tool is gone, the form is a tool.
@@ -336,7 +347,7 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "Toolgate vs nginx load benchmark  ($(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ))"
 echo "  gateway:  $TOOLGATE_BIN (RUST_LOG=warn, log_format=json)"
-echo "  nginx:    $(nginx -v 2>&1 | sed 's/^nginx version: //'), worker_processes auto, access_log off"
+echo "  nginx:    $(nginx -v 2>&1 | sed 's/^nginx version: //'), worker_processes auto, access_log off (but the JSON+log row)"
 echo "  upstream: nginx static on 127.0.0.1:$UP_PORT (separate process); proxies: nginx on :$PROXY_PORT/:$SUB_PORT/:$GZIP_PORT, gateway on $GW_ADDR"
 echo "  wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (warm-up $WARMUP each); everything shares the same CPUs"
 awk -v l="${load_before%% *}" -v c="$(nproc)" 'BEGIN { if (l > 0.5) printf "  WARNING: load average %.2f before the run: other processes compete for the %d CPUs; expect noise\n", l, c }'
@@ -473,6 +484,8 @@ note "wrk runs: $ROUNDS round(s), each target: warm-up $WARMUP, then $DURATION (
 for round in $(seq 1 "$ROUNDS"); do
     run_wrk json_nginx "$round" "http://127.0.0.1:$PROXY_PORT/api.json" '*/*' "$PROXY_PID"
     run_wrk json_gw "$round" "$GW/api.json" '*/*' "$GW_PID"
+    run_wrk json_log_nginx "$round" "http://127.0.0.1:$LOG_PORT/api.json" '*/*' "$PROXY_PID"
+    run_wrk json_log_gw "$round" "$GW_LOGGED/api.json" '*/*' "$GW_LOGGED_PID"
     if [[ "$AUTH" == 1 ]]; then
         for store in $AUTH_STORES; do
             if [[ "$store" == replicas ]]; then
@@ -495,6 +508,11 @@ for round in $(seq 1 "$ROUNDS"); do
         done
     fi
 done
+# The logged rows measured logging: one line a request on each side.
+LOG_LINES_GW="$(grep -c '"message":"answered"' "$TMP/toolgate-logged.err" || true)"
+LOG_LINES_NGINX="$(wc -l <"$TMP/proxy-access.log")"
+(( LOG_LINES_GW > 0 && LOG_LINES_NGINX > 0 )) \
+    || die "the access-log rows wrote no lines (gateway $LOG_LINES_GW, nginx $LOG_LINES_NGINX)"
 rss_after_kb="$(rss_kb "$GW_PID" VmRSS)"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -541,6 +559,9 @@ auth_ratio_row() { # label auth-key unauth-key nginx-key: authenticated / unauth
 row "JSON  nginx proxy_pass" json_nginx
 row "JSON  toolgate (pass-through)" json_gw
 ratio_row "JSON gateway/proxy_pass" json_gw json_nginx 1.0
+row "JSON+log  nginx proxy_pass, access_log" json_log_nginx
+row "JSON+log  toolgate, RUST_LOG=info" json_log_gw
+ratio_row "JSON+log gateway/proxy_pass" json_log_gw json_log_nginx none
 if [[ "$AUTH" == 1 ]]; then
     for store in $AUTH_STORES; do row "JSON  toolgate SSO ($store store)" "json_auth_$store"; done
     for store in $AUTH_STORES; do auth_ratio_row "JSON SSO($store)/no-SSO" "json_auth_$store" json_gw json_nginx; done
@@ -561,7 +582,9 @@ fi
 echo
 echo "  errors = non-2xx responses + socket errors; CPU us/req = CPU time of the proxy process(es)"
 echo "  under test (not the upstream, not wrk) divided by requests; gateway RSS after load: $(awk -v k="$rss_after_kb" 'BEGIN { printf "%.1f MB", k / 1024 }')"
-echo "  nginx runs with access_log off; the gateway with RUST_LOG=warn (no per-request log lines)."
+echo "  nginx runs with access_log off and the gateway with RUST_LOG=warn (no per-request log lines),"
+echo "  except the JSON+log rows: nginx's default access_log and the gateway's default RUST_LOG=info,"
+echo "  each to a file ($LOG_LINES_NGINX and $LOG_LINES_GW lines written)."
 awk -v i="$RUNTIME_IDENTITY" -v g="$RUNTIME_GZIP" -v b="$RUNTIME_BR" -v max="$RUNTIME_BR_BUDGET" 'BEGIN {
     printf "  runtime script on the wire: identity %d B, gzip %d B, br %d B (br target <= %d B: %s)\n", \
         i, g, b, max, (b <= max) ? "PASS" : "ABOVE" }'

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # Sourced by bench/load.sh (the proxy section), in its scope: writes the fixtures (a 20 KB page
 # with tools, a context and a form; a small JSON document; a 50 MB page) into $TMP/www and the
-# nginx configurations (the upstream; proxy_pass, sub_filter, and sub_filter with gzip) into $TMP.
-# Needs TMP, BIG_BYTES, UP_PORT, PROXY_PORT, SUB_PORT, GZIP_PORT, GZIP_LEVEL and BIG_RATE; sets WWW,
-# PAGE_BYTES, JSON_BYTES, BIG_FILE_BYTES.
+# nginx configurations (the upstream; proxy_pass with and without an access log, sub_filter, and
+# sub_filter with gzip) into $TMP. Needs TMP, BIG_BYTES, UP_PORT, PROXY_PORT, SUB_PORT, GZIP_PORT,
+# LOG_PORT, GZIP_LEVEL and BIG_RATE; sets WWW, PAGE_BYTES, JSON_BYTES, BIG_FILE_BYTES.
 
 # --- 2. fixtures ----------------------------------------------------------------------------
 WWW="$TMP/www"
@@ -161,6 +161,16 @@ $(nginx_temp_paths proxy)
     # (b) plain proxy_pass
     server {
         listen 127.0.0.1:$PROXY_PORT;
+        location / {
+            $proxy_common
+            proxy_set_header Connection "";
+        }
+    }
+    # (b') plain proxy_pass with nginx's default access log (a line a request, written as it
+    # comes): the analogue of the gateway's default RUST_LOG=info
+    server {
+        listen 127.0.0.1:$LOG_PORT;
+        access_log $TMP/proxy-access.log;
         location / {
             $proxy_common
             proxy_set_header Connection "";
