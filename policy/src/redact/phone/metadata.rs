@@ -320,15 +320,20 @@ pub(super) fn is_valid_international(digits: &str) -> bool {
 /// compile without Unicode is compiled with it, as before.
 fn anchored(source: &str, whole: bool) -> Option<Regex> {
     let source = if whole { format!("^(?:{source})$") } else { format!("^(?:{source})") };
-    let build = |unicode: bool| RegexBuilder::new(&source).ignore_whitespace(true).unicode(unicode).build();
-    build(false).or_else(|_| build(true)).ok()
+    ascii_classes_first(|unicode| RegexBuilder::new(&source).ignore_whitespace(true).unicode(unicode).build())
+        .ok()
 }
 
 /// The set of `patterns` (already compiled alone by [`anchored`]), with the same choice of
 /// classes.
 fn anchored_set(patterns: &[&str]) -> Result<RegexSet, regex::Error> {
-    let build =
-        |unicode: bool| RegexSetBuilder::new(patterns).ignore_whitespace(true).unicode(unicode).build();
+    ascii_classes_first(|unicode| {
+        RegexSetBuilder::new(patterns).ignore_whitespace(true).unicode(unicode).build()
+    })
+}
+
+/// `build` with ASCII classes, or with Unicode ones when the pattern needs them.
+fn ascii_classes_first<T>(build: impl Fn(bool) -> Result<T, regex::Error>) -> Result<T, regex::Error> {
     build(false).or_else(|_| build(true))
 }
 
