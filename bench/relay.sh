@@ -30,6 +30,9 @@
 #                      about 200 requests/s, 400 audit records/s, 35 million a day, far above a
 #                      real deployment); 0: as fast as the gateway goes, where RSS grows with
 #                      the store (sled keeps about 15 bytes per stored record in memory)
+#   STATUSES=1         count every answer that is not 2xx by status and print the first body of
+#                      each status under its wrk output (wrk then reads every answer in Lua,
+#                      which costs CPU the measured processes share: a diagnosis, not a row)
 #   KEEP=1             keep the temp dir (configs, logs, raw wrk output)
 # Exits 0 when the target is missed (prints ABOVE); non-zero only when it cannot run or a target
 # answers wrongly.
@@ -47,6 +50,7 @@ RELAY_MODES="${RELAY_MODES:-whole stream}"
 RELAY_STORES="${RELAY_STORES:-dir}"
 SOAK_MINUTES="${SOAK_MINUTES:-0}"
 SOAK_DELAY_MS="${SOAK_DELAY_MS:-40}"
+STATUSES="${STATUSES:-0}"
 TARGET_MS=1
 SITE=bench
 
@@ -157,6 +161,27 @@ EOF
 }
 for store in $RELAY_STORES; do start_gateway "$store"; done
 
+status_census_lua() { # wrk hooks: non-2xx answers by status, with the first body of each
+    cat <<'LUA'
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) statuses = {}; bodies = {} end
+function response(status, headers, body)
+    if status < 200 or status > 299 then
+        statuses[status] = (statuses[status] or 0) + 1
+        if bodies[status] == nil then bodies[status] = string.sub(body or "", 1, 300) end
+    end
+end
+function done(summary, latency, requests)
+    for _, thread in ipairs(threads) do
+        for status, count in pairs(thread:get("statuses")) do
+            io.write(string.format("status %d: %d  first body: %s\n", status, count, thread:get("bodies")[status]))
+        end
+    end
+end
+LUA
+}
+
 # --- the request: one allowed and one denied tool, an e-mail address to redact ---------------
 body() { # stream: true|false
     printf '{"model":"toolgate-demo-stand-in","messages":[{"role":"system","content":"You help dana@corp.example with the quarterly report."},{"role":"user","content":"Hello, what can you do?"}],"tools":[{"type":"function","function":{"name":"export_report","description":"Export this report as CSV","parameters":{"type":"object","properties":{"region":{"type":"number","description":"Region number"}},"required":["region"]}}},{"type":"function","function":{"name":"delete_report","description":"Delete this report","parameters":{"type":"object","properties":{"confirm":{"type":"boolean"}}}}}],"stream":%s}' "$1"
@@ -166,7 +191,8 @@ for mode in whole stream; do
     [[ "$mode" == stream ]] && flag=true
     body "$flag" >"$TMP/body-$mode.json"
     { echo 'wrk.method = "POST"'; echo 'wrk.headers["Content-Type"] = "application/json"'
-      printf 'wrk.body = [==[%s]==]\n' "$(cat "$TMP/body-$mode.json")"; } >"$TMP/$mode.lua"
+      printf 'wrk.body = [==[%s]==]\n' "$(cat "$TMP/body-$mode.json")"
+      [[ "$STATUSES" == 1 ]] && status_census_lua; } >"$TMP/$mode.lua"
 done
 auth_headers() { # store: the headers of a user call through that gateway
     printf '%s\n' -H "Host: ${GW_HOST[$1]}" -H "Authorization: Bearer $TOKEN" -H "X-Toolgate-Site: $SITE"
@@ -328,7 +354,12 @@ for store in $RELAY_STORES; do
 done
 echo "  load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for key in "${!ERRS[@]}"; do
-    [[ "${ERRS[$key]}" == 0 ]] || echo "  WARNING: $key had ${ERRS[$key]} errors (KEEP=1 keeps the wrk output)"
+    [[ "${ERRS[$key]}" == 0 ]] || echo "  WARNING: $key had ${ERRS[$key]} errors (KEEP=1 keeps the wrk output; STATUSES=1 prints them)"
+    if [[ "$STATUSES" == 1 ]]; then
+        for round in $(seq 1 "$ROUNDS"); do
+            grep -h '^status ' "$TMP/wrk-$key-$round.txt" 2>/dev/null | sed "s/^/  $key round $round: /" || true
+        done
+    fi
 done
 
 # --- the memory soak: RSS must stay flat under steady relay load ------------------------------

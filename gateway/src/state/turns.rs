@@ -8,7 +8,7 @@
 //! (`Table::ToolResults`) and announced, and the running replica takes it from there
 //! ([`Turns::collect`]). A turn removes itself when it ends (its guard drops), however it ends.
 
-use super::turn_leases;
+use super::turn_leases::Leases;
 pub use super::turn_owner::{Owner, Refusal};
 use crate::store::{StoreHandle, Table};
 use crate::support::clock::unix_now;
@@ -44,6 +44,8 @@ struct Parked {
 pub struct Turns {
     running: Mutex<HashMap<String, (Owner, mpsc::Sender<ToolOutcome>)>>,
     store: StoreHandle,
+    /// The per-user limits: in memory for one process, in the store for replicas.
+    leases: Leases,
     /// Seal parked results: page data at rest in the shared store is encrypted.
     keys: Arc<dyn Sealer>,
 }
@@ -61,10 +63,16 @@ pub struct TurnGuard {
 }
 
 impl Turns {
-    /// The registry, with the limits and parked results in `store`, the results sealed with
-    /// `keys` (the session keys every replica shares).
+    /// The registry, with parked results in `store`, sealed with `keys` (the session keys every
+    /// replica shares); the limits are in `store` too when it is shared with other replicas,
+    /// else in this process.
     pub fn new(store: StoreHandle, keys: Arc<dyn Sealer>) -> Self {
-        Self { running: Mutex::default(), store, keys }
+        let leases = if store.is_shared() { Leases::shared(store.clone()) } else { Leases::local() };
+        Self::with_leases(store, keys, leases)
+    }
+
+    fn with_leases(store: StoreHandle, keys: Arc<dyn Sealer>, leases: Leases) -> Self {
+        Self { running: Mutex::default(), store, leases, keys }
     }
 
     /// Registers a new turn for `owner`, unless a limit says no.
@@ -75,11 +83,17 @@ impl Turns {
         max_concurrent: usize,
         hourly_tokens: u64,
     ) -> Result<(TurnGuard, mpsc::Receiver<ToolOutcome>), Refusal> {
-        turn_leases::acquire(&self.store, &id, &owner, (max_concurrent, hourly_tokens), unix_now()).await?;
+        self.leases.acquire(&id, &owner, (max_concurrent, hourly_tokens), unix_now()).await?;
         let (sender, receiver) = mpsc::channel(16);
         let user = owner.user.clone();
         lock(&self.running).insert(id.clone(), (owner, sender));
         Ok((TurnGuard { turns: Arc::clone(self), id, user, finished: false }, receiver))
+    }
+
+    /// Ends turn `id`'s lease and counts its `tokens`. A failure is logged where it happened;
+    /// the lease then ends by itself.
+    async fn release(&self, user: &str, id: &str, tokens: u64) {
+        let _ = self.leases.finish(user, id, tokens, unix_now()).await;
     }
 
     /// Hands a page's tool result to its turn, here or (parked and announced) on the replica
@@ -94,7 +108,7 @@ impl Turns {
             return sender.try_send(outcome).is_ok();
         }
         let now = unix_now();
-        match turn_leases::is_running(&self.store, turn_id, owner, now).await {
+        match self.leases.is_running(turn_id, owner, now).await {
             Ok(true) => {}
             Ok(false) => return false,
             Err(error) => {
@@ -155,8 +169,9 @@ impl Turns {
             .collect()
     }
 
-    /// Ends every lease in the store: for a store only this process uses, at start, when the
-    /// leases found are those of turns a previous run held.
+    /// Removes every per-user record from the store: for a store only this process uses, at
+    /// start. This process keeps its records in memory; those found are of turns a previous
+    /// run held (releases before 2026-11-27 kept them in the embedded store too).
     pub async fn forget_every_lease(&self) -> Result<usize, crate::store::StoreError> {
         self.store.sweep(Table::AgentTurns, |_| true).await
     }
@@ -172,7 +187,7 @@ impl Turns {
                     .is_none_or(|parked| parked.expires_at <= now)
             })
             .await?;
-        let idle = self.store.sweep(Table::AgentTurns, move |bytes| turn_leases::is_idle(bytes, now)).await?;
+        let idle = self.leases.sweep(now).await?;
         Ok(parked + idle)
     }
 }
@@ -189,8 +204,7 @@ impl TurnGuard {
     pub async fn finish(mut self, tokens: u64) {
         self.finished = true;
         lock(&self.turns.running).remove(&self.id);
-        // A failure is logged where it happened; the lease then ends by itself.
-        let _ = turn_leases::finish(&self.turns.store, &self.user, &self.id, tokens, unix_now()).await;
+        self.turns.release(&self.user, &self.id, tokens).await;
     }
 }
 
@@ -203,10 +217,8 @@ impl Drop for TurnGuard {
         // A turn that ended without `finish` (its task failed): the lease goes in the
         // background; should that fail, it ends by itself.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let (store, user, id) = (self.turns.store.clone(), self.user.clone(), self.id.clone());
-            runtime.spawn(async move {
-                let _ = turn_leases::finish(&store, &user, &id, 0, unix_now()).await;
-            });
+            let (turns, user, id) = (Arc::clone(&self.turns), self.user.clone(), self.id.clone());
+            runtime.spawn(async move { turns.release(&user, &id, 0).await });
         }
     }
 }
@@ -229,7 +241,17 @@ mod tests {
     fn replicas() -> (Arc<Turns>, Arc<Turns>) {
         let store = StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store")));
         let keys: Arc<dyn Sealer> = Arc::new(crate::sso::keys::KeyRing::ephemeral());
-        (Arc::new(Turns::new(store.clone(), keys.clone())), Arc::new(Turns::new(store, keys)))
+        let replica = || {
+            let leases = Leases::shared(store.clone());
+            Arc::new(Turns::with_leases(store.clone(), Arc::clone(&keys), leases))
+        };
+        (replica(), replica())
+    }
+
+    /// One registry of one process on the embedded store.
+    fn alone() -> Arc<Turns> {
+        let store = StoreHandle::Embedded(Arc::new(SledStore::temporary().expect("store")));
+        Arc::new(Turns::new(store, Arc::new(crate::sso::keys::KeyRing::ephemeral())))
     }
 
     #[tokio::test]
@@ -250,6 +272,44 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         panic!("the dropped turn's slot was never released");
+    }
+
+    /// One user's many connections start and end turns at once, in one process and on two
+    /// replicas: each change of the user's record gets through (none is refused as "store
+    /// unavailable"), every lease is released and every token counted.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_users_turns_started_at_once_are_all_counted() {
+        const TASKS: u64 = 32;
+        const TURNS: u64 = 25;
+        let one = alone();
+        for (first, second) in [(Arc::clone(&one), one), replicas()] {
+            let single = Arc::ptr_eq(&first, &second);
+            let tasks: Vec<_> = (0..TASKS)
+                .map(|task| {
+                    let turns = if task % 4 == 0 { Arc::clone(&second) } else { Arc::clone(&first) };
+                    tokio::spawn(async move {
+                        for turn in 0..TURNS {
+                            let id = format!("t{task}-{turn}");
+                            let (guard, _) = turns.start(id, owner("alice"), 1000, u64::MAX).await?;
+                            guard.finish(1).await;
+                        }
+                        Ok::<(), Refusal>(())
+                    })
+                })
+                .collect();
+            for task in tasks {
+                assert_eq!(task.await.expect("task"), Ok(()), "single process: {single}");
+            }
+            let used = TASKS * TURNS;
+            assert_eq!(
+                first.start("over".into(), owner("alice"), 1, used).await.err(),
+                Some(Refusal::TokenBudget(used)),
+                "every turn's tokens counted"
+            );
+            let (last, _) =
+                first.start("last".into(), owner("alice"), 1, used + 1).await.expect("every lease released");
+            last.finish(0).await;
+        }
     }
 
     #[tokio::test]
