@@ -1,6 +1,6 @@
 //! Who an agent turn belongs to ([`Owner`]: user, session digest, site) and why one may not
-//! start ([`Refusal`]): shared by the turn registry (`turns.rs`) and the per-user limits kept in
-//! the store (`turn_leases.rs`).
+//! start ([`Refusal`]): shared by the turn registry (`turns.rs`) and the per-user limits
+//! (`turn_leases.rs`).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,7 @@
 //! The turns in progress: which user, session and site each belongs to, the channel its tool
-//! results arrive on, and the per-user limits (concurrent turns, tokens per hour), which are
-//! kept in the store (`turn_leases.rs`) so they hold across replicas.
+//! results arrive on, and the per-user limits (concurrent turns, tokens per hour,
+//! `turn_leases.rs`): in this process's memory on the embedded store, in the store on a shared
+//! one so they hold across replicas.
 //!
 //! `/result` finds its turn here and may only answer a turn of the same user, session and site.
 //! A result posted to the replica running the turn goes straight into its channel; one posted
