@@ -19,7 +19,6 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use prometheus::IntGauge;
-use std::convert::Infallible;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -69,10 +68,9 @@ pub async fn serve(
         let stream = FirstByteDeadline::new(stream, handshake_timeout, Some(silent.clone()));
         let client = ClientInfo { peer: peer.ip(), tls: tls.is_some() };
         let service_live = live.clone();
-        let service = service_fn(move |request| {
-            let gateway = service_live.current();
-            async move { Ok::<_, Infallible>(routes::handle(gateway, client, request).await) }
-        });
+        // The handler's future is returned as it is, not awaited inside another: hyper moves the
+        // service's future into place, and each wrapping would copy it once more.
+        let service = service_fn(move |request| routes::handle(service_live.current(), client, request));
         let watcher = graceful.watcher();
         let tls = tls.clone();
         tokio::spawn(async move {

@@ -71,6 +71,13 @@ impl GatedForms {
         if method.is_safe() || !is_site_path(path) {
             return false;
         }
+        // Boxed: the store's read is rare, and inline it would grow every request's future.
+        Box::pin(self.is_stored_gate(store, site, path, now)).await
+    }
+
+    /// Whether the store knows a live gate for `path` on `site` (learnt here if so); unreadable
+    /// counts as gated, so the request's body is checked.
+    async fn is_stored_gate(&self, store: &StoreHandle, site: &str, path: &str, now: u64) -> bool {
         match store.get(Table::GatedForms, &gate_key(site, path)).await {
             Ok(Some(bytes)) => match seen_at(&bytes) {
                 Some(seen) if seen.saturating_add(GATE_LIFETIME_SECONDS) > now => {

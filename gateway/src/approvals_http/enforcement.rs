@@ -41,6 +41,20 @@ pub async fn check(
     if !gateway.gated_forms.is_guarded(request.method(), site.id.as_str(), request.uri().path(), now).await {
         return Ok(request.map(|body| body.map_err(Into::into).boxed_unsync()));
     }
+    // Boxed: inline, the checked submission's future would grow every request's.
+    Box::pin(check_guarded(gateway, site, signed_in, request, request_id, now)).await
+}
+
+/// [`check`] for a request to a gated form action: its body read, its mark checked and its
+/// approval consumed.
+async fn check_guarded(
+    gateway: &Gateway,
+    site: &Site,
+    signed_in: Option<&(Identity, SessionId)>,
+    request: Request<Incoming>,
+    request_id: &RequestId,
+    now: u64,
+) -> Result<Request<ProxyBody>, Response<ProxyBody>> {
     let refuse = Refusal { gateway, site, signed_in, path: request.uri().path().to_owned(), request_id };
     let declared = crate::http::body::declared_length(request.headers());
     if declared.is_some_and(|length| length > MAX_GUARDED_BODY as u64) {

@@ -8,15 +8,6 @@ use http::HeaderMap;
 use http::header::{self, HeaderValue};
 use std::borrow::Cow;
 
-/// Whether `essence` is a document type the filter cannot parse but a browser renders as a
-/// document that may carry tool markup (SVG, XML): it gets `Permissions-Policy: tools=()`.
-pub fn is_xml_document(headers: &HeaderMap) -> bool {
-    extract(headers).is_some_and(|(essence, _)| {
-        !is_page(&essence)
-            && (essence == "text/xml" || essence == "application/xml" || essence.ends_with("+xml"))
-    })
-}
-
 /// How the browser will treat a response body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyKind {
@@ -27,6 +18,9 @@ pub enum BodyKind {
         /// The charset parameter, if any.
         charset: Option<String>,
     },
+    /// SVG or another XML type: a document the filter cannot parse but a browser renders, and
+    /// which may carry tool markup (it gets `Permissions-Policy: tools=()`).
+    XmlDocument,
     /// No usable `Content-Type`: a browser would sniff the bytes (the gateway forbids that).
     Unlabelled,
     /// Anything else.
@@ -38,6 +32,7 @@ pub fn body_kind(headers: &HeaderMap) -> BodyKind {
     match extract(headers) {
         None => BodyKind::Unlabelled,
         Some((essence, charset)) if is_page(&essence) => BodyKind::Page { essence, charset },
+        Some((essence, _)) if is_xml(&essence) => BodyKind::XmlDocument,
         Some(_) => BodyKind::Other,
     }
 }
@@ -45,6 +40,11 @@ pub fn body_kind(headers: &HeaderMap) -> BodyKind {
 /// Whether a (lower-case) essence is a document the filter rewrites.
 fn is_page(essence: &str) -> bool {
     essence == "text/html" || essence == "application/xhtml+xml"
+}
+
+/// Whether a (lower-case) essence that is not a page is an XML document.
+fn is_xml(essence: &str) -> bool {
+    essence == "text/xml" || essence == "application/xml" || essence.ends_with("+xml")
 }
 
 /// WHATWG Fetch "extract a MIME type": `(essence, charset)` of the type the browser uses.
@@ -89,7 +89,7 @@ pub fn normalize_page_type(headers: &mut HeaderMap, essence: &str, charset: Opti
 
 /// Parses one MIME type: `(essence, charset)`, or `None` when it is not a valid type.
 fn parse(value: &str) -> Option<(String, Option<String>)> {
-    let mut parts = split_outside_quotes(value, ';').into_iter();
+    let mut parts = split_outside_quotes(value, ';');
     let essence = parts.next()?.trim().to_ascii_lowercase();
     let (kind, subtype) = essence.split_once('/')?;
     if !is_token(kind) || !is_token(subtype) {
@@ -107,24 +107,31 @@ fn parse(value: &str) -> Option<(String, Option<String>)> {
     Some((essence, charset))
 }
 
-/// Splits on `separator` except inside double quotes (a backslash escapes inside quotes).
-fn split_outside_quotes(text: &str, separator: char) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    let (mut start, mut quoted, mut escaped) = (0, false, false);
-    for (index, character) in text.char_indices() {
-        match character {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            c if c == separator && !quoted => {
-                pieces.push(&text[start..index]);
-                start = index + character.len_utf8();
+/// Splits on `separator` (ASCII) except inside double quotes (a backslash escapes inside
+/// quotes). Quotes, backslashes and the separator are ASCII, so the bytes can be scanned: no
+/// byte of a multi-byte UTF-8 character is one of them.
+fn split_outside_quotes(text: &str, separator: char) -> impl Iterator<Item = &str> {
+    debug_assert!(separator.is_ascii());
+    let separator = separator as u8;
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        let (mut quoted, mut escaped) = (false, false);
+        for (index, &byte) in text.as_bytes().iter().enumerate() {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' if quoted => escaped = true,
+                b'"' => quoted = !quoted,
+                _ if byte == separator && !quoted => {
+                    rest = Some(&text[index + 1..]);
+                    return Some(&text[..index]);
+                }
+                _ => {}
             }
-            _ => {}
         }
-    }
-    pieces.push(&text[start..]);
-    pieces
+        rest = None;
+        Some(text)
+    })
 }
 
 /// An HTTP token (RFC 9110 `tchar`s).
@@ -184,12 +191,25 @@ mod tests {
 
     #[test]
     fn xml_documents_are_recognised() {
-        for xml in ["image/svg+xml", "text/xml", "application/xml", "application/atom+xml"] {
-            assert!(is_xml_document(&headers(&[xml])), "{xml}");
+        for xml in ["image/svg+xml", "text/xml", "Application/XML; charset=utf-8", "application/atom+xml"] {
+            assert_eq!(body_kind(&headers(&[xml])), BodyKind::XmlDocument, "{xml}");
         }
-        for other in ["text/html", "application/xhtml+xml", "application/json", "text/plain"] {
-            assert!(!is_xml_document(&headers(&[other])), "{other}");
+        for other in ["application/json", "text/plain", "text/xmlx", "application/xml-dtd"] {
+            assert_eq!(body_kind(&headers(&[other])), BodyKind::Other, "{other}");
         }
+        assert!(matches!(body_kind(&headers(&["application/xhtml+xml"])), BodyKind::Page { .. }));
+    }
+
+    #[test]
+    fn splitting_keeps_quoted_separators_and_escapes() {
+        let pieces = |text| split_outside_quotes(text, ',').collect::<Vec<_>>();
+        assert_eq!(pieces(""), [""]);
+        assert_eq!(pieces("a,b,"), ["a", "b", ""]);
+        assert_eq!(pieces(r#"a;x="1,2",b"#), [r#"a;x="1,2""#, "b"]);
+        assert_eq!(pieces(r#"a;x="\",",b"#), [r#"a;x="\",""#, "b"]);
+        // A backslash outside quotes escapes nothing.
+        assert_eq!(pieces(r"a\,b"), [r"a\", "b"]);
+        assert_eq!(pieces("é,ü"), ["é", "ü"]);
     }
 
     #[test]

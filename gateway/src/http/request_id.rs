@@ -5,6 +5,7 @@
 //! An id is a random per-process prefix plus a counter: unique without a system call per
 //! request (ids are correlation handles, not secrets).
 
+use http::header::{HeaderMap, HeaderName, HeaderValue};
 use std::fmt;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +32,18 @@ impl RequestId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Sets `X-Request-Id` to this id (on the upstream's request and the client's response).
+    pub fn stamp(&self, headers: &mut HeaderMap) {
+        // Sixteen hex digits are always a valid value.
+        if let Ok(value) = HeaderValue::from_str(&self.0) {
+            headers.insert(HEADER, value);
+        }
+    }
 }
+
+/// `X-Request-Id`, named once.
+const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 impl Default for RequestId {
     fn default() -> Self {

@@ -48,6 +48,9 @@ pub enum Treatment {
     /// No usable `Content-Type`: a browser would sniff, and could render unfiltered HTML; the
     /// gateway adds `X-Content-Type-Options: nosniff` so it cannot.
     ForbidSniffing,
+    /// SVG or another XML document (`BodyKind::XmlDocument`): streamed untouched, with the
+    /// browser's agent APIs switched off (`guard_xml_document`).
+    XmlDocument,
     /// Anything else: streamed untouched.
     PassThrough,
 }
@@ -57,6 +60,7 @@ pub enum Treatment {
 /// `Location`) are never rewritten.
 pub fn treatment(method: &Method, response: &Response<ProxyBody>) -> Treatment {
     let status = response.status();
+    let kind = content_type::body_kind(response.headers());
     // Nothing to filter and nothing a browser renders: no body, an empty one, or the body of a
     // redirect the browser follows (it never shows it, and no page script can read it).
     let empty =
@@ -67,10 +71,11 @@ pub fn treatment(method: &Method, response: &Response<ProxyBody>) -> Treatment {
         || matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED)
         || empty
         || followed_redirect;
-    if bodiless {
-        return Treatment::PassThrough;
-    }
-    match content_type::body_kind(response.headers()) {
+    match kind {
+        // A bodiless answer still carries headers a browser applies (a 304 refreshes the cached
+        // document's), so an XML document's guard goes on every answer.
+        BodyKind::XmlDocument => Treatment::XmlDocument,
+        _ if bodiless => Treatment::PassThrough,
         BodyKind::Page { .. } if status == StatusCode::PARTIAL_CONTENT => Treatment::Refetch,
         BodyKind::Page { charset, .. } => Treatment::Rewrite { charset },
         BodyKind::Unlabelled => Treatment::ForbidSniffing,
@@ -190,12 +195,10 @@ fn note_sandboxed(gateway: &Gateway, site: &Site, path: &str) {
     });
 }
 
-/// SVG and XML documents can carry tool markup the HTML filter cannot parse: the browser's own
-/// agent APIs are switched off in them, whoever the user is.
+/// SVG and XML documents (`Treatment::XmlDocument`) can carry tool markup the HTML filter
+/// cannot parse: the browser's own agent APIs are switched off in them, whoever the user is.
 pub fn guard_xml_document(response: &mut Response<ProxyBody>) {
-    if content_type::is_xml_document(response.headers()) {
-        switch_page_tools_off(response.headers_mut());
-    }
+    switch_page_tools_off(response.headers_mut());
 }
 
 /// Marks an unlabelled response so no browser sniffs it into a page.
@@ -387,6 +390,10 @@ mod tests {
         assert_eq!(treatment(&Method::HEAD, &response(200, Some("text/html"))), Treatment::PassThrough);
         assert_eq!(treatment(&get, &response(304, Some("text/html"))), Treatment::PassThrough);
         assert_eq!(treatment(&get, &response(204, Some("text/html"))), Treatment::PassThrough);
+        // An XML document is guarded on every answer, bodiless ones included.
+        assert_eq!(treatment(&get, &response(200, Some("image/svg+xml"))), Treatment::XmlDocument);
+        assert_eq!(treatment(&get, &response(304, Some("application/xml"))), Treatment::XmlDocument);
+        assert_eq!(treatment(&Method::HEAD, &response(200, Some("text/xml"))), Treatment::XmlDocument);
     }
 
     #[test]

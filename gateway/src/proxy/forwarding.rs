@@ -10,38 +10,53 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 
 /// Headers that describe one connection, never the message (RFC 9110 §7.6.1), plus the legacy
 /// `Proxy-Connection` and `Keep-Alive`. `Proxy-Authorization` is a credential meant for us.
-const HOP_BY_HOP: [HeaderName; 8] = [
-    header::CONNECTION,
-    HeaderName::from_static("keep-alive"),
-    HeaderName::from_static("proxy-connection"),
-    header::PROXY_AUTHENTICATE,
-    header::PROXY_AUTHORIZATION,
-    header::TE,
-    header::TRAILER,
-    header::TRANSFER_ENCODING,
+/// `Upgrade` too: the WebSocket path puts back what it needs. Names as `http` stores them
+/// (lower case), compared as text: cheaper than building and dropping `HeaderName`s.
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
 ];
+
+/// The headers the gateway writes, named once (a name spelled at each use is parsed each time).
+const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
+const X_FORWARDED_USER: HeaderName = HeaderName::from_static("x-forwarded-user");
+const X_FORWARDED_EMAIL: HeaderName = HeaderName::from_static("x-forwarded-email");
+const X_FORWARDED_GROUPS: HeaderName = HeaderName::from_static("x-forwarded-groups");
+const X_TOOLGATE_ASSERTION: HeaderName = HeaderName::from_static("x-toolgate-assertion");
 
 /// Forwarding headers a client could spoof; rebuilt by the gateway.
 const FORWARDING: [&str; 5] =
     ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"];
 
 /// Removes hop-by-hop headers, including every header the `Connection` header names.
-/// `Upgrade` is removed too; the WebSocket path puts back what it needs.
+///
+/// One pass over the names present, then a removal for each found: most messages carry none or
+/// one of them, and a removal by name costs a hash and a probe even when it finds nothing.
 pub fn strip_hop_by_hop(headers: &mut HeaderMap) {
-    let named: Vec<HeaderName> = headers
-        .get_all(header::CONNECTION)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .filter_map(|token| HeaderName::from_bytes(token.trim().as_bytes()).ok())
-        .collect();
-    for name in named {
+    let mut doomed: Vec<HeaderName> =
+        headers.keys().filter(|name| HOP_BY_HOP.contains(&name.as_str())).cloned().collect();
+    if doomed.contains(&header::CONNECTION) {
+        doomed.extend(
+            headers
+                .get_all(header::CONNECTION)
+                .iter()
+                .filter_map(|value| value.to_str().ok())
+                .flat_map(|value| value.split(','))
+                .filter_map(|token| HeaderName::from_bytes(token.trim().as_bytes()).ok()),
+        );
+    }
+    for name in doomed {
         headers.remove(name);
     }
-    for name in &HOP_BY_HOP {
-        headers.remove(name);
-    }
-    headers.remove(header::UPGRADE);
 }
 
 /// Sets `X-Forwarded-For/Proto/Host`. From a trusted proxy the chain is extended and its proto
@@ -51,16 +66,16 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
     let our_proto = if client.tls { "https" } else { "http" };
     if trusted {
         let chain: Vec<&str> =
-            headers.get_all("x-forwarded-for").iter().filter_map(|value| value.to_str().ok()).collect();
+            headers.get_all(&X_FORWARDED_FOR).iter().filter_map(|value| value.to_str().ok()).collect();
         let forwarded_for = if chain.is_empty() { peer } else { format!("{}, {peer}", chain.join(", ")) };
         let proto = single_token(headers, "x-forwarded-proto")
             .filter(|proto| *proto == "http" || *proto == "https")
             .unwrap_or(our_proto)
             .to_owned();
         let forwarded_host = single_token(headers, "x-forwarded-host").unwrap_or(host).to_owned();
-        insert(headers, "x-forwarded-for", &forwarded_for);
-        insert(headers, "x-forwarded-proto", &proto);
-        insert(headers, "x-forwarded-host", &forwarded_host);
+        insert(headers, X_FORWARDED_FOR, &forwarded_for);
+        insert(headers, X_FORWARDED_PROTO, &proto);
+        insert(headers, X_FORWARDED_HOST, &forwarded_host);
     } else {
         // Every spelling, `_` for `-` included (some frameworks map one to the other).
         let spoofed: Vec<HeaderName> = headers
@@ -71,9 +86,9 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
         for name in spoofed {
             headers.remove(name);
         }
-        insert(headers, "x-forwarded-for", &peer);
-        insert(headers, "x-forwarded-proto", our_proto);
-        insert(headers, "x-forwarded-host", host);
+        insert(headers, X_FORWARDED_FOR, &peer);
+        insert(headers, X_FORWARDED_PROTO, our_proto);
+        insert(headers, X_FORWARDED_HOST, host);
     }
 }
 
@@ -129,8 +144,7 @@ pub fn strip_underscore_lookalikes(headers: &mut HeaderMap) {
             let name = name.as_str();
             name.contains('_')
                 && (FRAMING.iter().any(|framing| reads_as(name, framing))
-                    || HOP_BY_HOP.iter().any(|hop| reads_as(name, hop.as_str()))
-                    || reads_as(name, "upgrade"))
+                    || HOP_BY_HOP.iter().any(|hop| reads_as(name, hop)))
         })
         .cloned()
         .collect();
@@ -147,14 +161,14 @@ pub fn set_identity_headers(
     assertion: Option<&str>,
 ) {
     use crate::sso::identity::header_encode;
-    insert(headers, "x-forwarded-user", &header_encode(&identity.user));
+    insert(headers, X_FORWARDED_USER, &header_encode(&identity.user));
     if let Some(email) = &identity.email {
-        insert(headers, "x-forwarded-email", &header_encode(email));
+        insert(headers, X_FORWARDED_EMAIL, &header_encode(email));
     }
     let groups: Vec<String> = identity.groups.iter().map(|group| header_encode(group)).collect();
-    insert(headers, "x-forwarded-groups", &groups.join(","));
+    insert(headers, X_FORWARDED_GROUPS, &groups.join(","));
     if let Some(assertion) = assertion {
-        insert(headers, "x-toolgate-assertion", assertion);
+        insert(headers, X_TOOLGATE_ASSERTION, assertion);
     }
 }
 
@@ -183,14 +197,14 @@ pub fn restrict_accept_encoding(headers: &mut HeaderMap) {
     };
     headers.remove(header::ACCEPT_ENCODING);
     let value = kept.as_deref().unwrap_or("identity");
-    insert(headers, header::ACCEPT_ENCODING.as_str(), value);
+    insert(headers, header::ACCEPT_ENCODING, value);
 }
 
-fn insert(headers: &mut HeaderMap, name: &'static str, value: &str) {
+fn insert(headers: &mut HeaderMap, name: HeaderName, value: &str) {
     // Values here are IP addresses, schemes and host names the gateway already validated or
     // produced; a value that still fails is dropped rather than forwarded malformed.
     if let Ok(value) = HeaderValue::from_str(value) {
-        headers.insert(HeaderName::from_static(name), value);
+        headers.insert(name, value);
     } else {
         headers.remove(name);
     }

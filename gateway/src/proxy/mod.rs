@@ -27,6 +27,7 @@ use crate::sso::identity::Identity;
 use crate::sso::session::SessionId;
 use crate::state::Gateway;
 use http::header::{self, HeaderValue};
+use http::uri::PathAndQuery;
 use http::{Method, Request, Response, Uri, Version};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -121,17 +122,19 @@ pub async fn forward(
             let subject = agent::subject_of(identity);
             let (policy, tools_on) = visibility::for_page(gateway, site, &subject, &page_path);
             let user = PageUser { policy, tools_on };
-            let page = page::rewrite(gateway, site, origin, user, preferred, response, answer_watch)
-                .await
-                .inspect_err(|error| {
-                    if error.is_upstream() {
-                        gateway
-                            .metrics
-                            .upstream_errors
-                            .with_label_values(&[site.id.as_str(), error.reason()])
-                            .inc();
-                    }
-                })?;
+            // Boxed: a page's rewrite is a large future that every other response would carry.
+            let page =
+                Box::pin(page::rewrite(gateway, site, origin, user, preferred, response, answer_watch))
+                    .await
+                    .inspect_err(|error| {
+                        if error.is_upstream() {
+                            gateway
+                                .metrics
+                                .upstream_errors
+                                .with_label_values(&[site.id.as_str(), error.reason()])
+                                .inc();
+                        }
+                    })?;
             Ok((page, Route::Page))
         }
         // The upstream answered a range request for a page with a range again.
@@ -140,10 +143,11 @@ pub async fn forward(
             page::forbid_sniffing(&mut response);
             Ok((response, Route::PassThrough))
         }
-        Treatment::PassThrough => {
+        Treatment::XmlDocument => {
             page::guard_xml_document(&mut response);
             Ok((response, Route::PassThrough))
         }
+        Treatment::PassThrough => Ok((response, Route::PassThrough)),
     }
 }
 
@@ -203,13 +207,13 @@ fn upstream_request(
 ) -> Result<Request<ProxyBody>, ProxyError> {
     let Hop { client, trusted, browser_host, request_id, identity, assertion } = *hop;
     let (mut parts, body) = request.into_parts();
-    let path_and_query = parts.uri.path_and_query().map_or("/", |value| value.as_str());
-    parts.uri = Uri::builder()
-        .scheme(site.upstream.scheme.clone())
-        .authority(site.upstream.authority.clone())
-        .path_and_query(path_and_query)
-        .build()
-        .map_err(|_| ProxyError::BadRequest)?;
+    // The browser's path and query as hyper parsed them (not parsed again), on the site's
+    // scheme and authority.
+    let mut uri = std::mem::take(&mut parts.uri).into_parts();
+    uri.scheme = Some(site.upstream.scheme.clone());
+    uri.authority = Some(site.upstream.authority.clone());
+    uri.path_and_query = Some(uri.path_and_query.unwrap_or_else(|| PathAndQuery::from_static("/")));
+    parts.uri = Uri::from_parts(uri).map_err(|_| ProxyError::BadRequest)?;
     parts.version = Version::HTTP_11;
     let headers = &mut parts.headers;
     join_cookie_headers(headers);
@@ -228,9 +232,7 @@ fn upstream_request(
         forwarding::set_identity_headers(headers, identity, assertion);
     }
     forwarding::restrict_accept_encoding(headers);
-    if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
-        headers.insert("x-request-id", value);
-    }
+    request_id.stamp(headers);
     if let Some(upgrade) = upgrade {
         websocket::restore_upgrade_headers(headers, upgrade);
     }

@@ -31,9 +31,9 @@ use crate::http::request_id::RequestId;
 use crate::metrics::Route;
 use crate::state::Gateway;
 use crate::{dashboard_http, openai, sso};
-use http::header::HeaderValue;
 use http::{Request, Response};
 use hyper::body::Incoming;
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -85,19 +85,21 @@ fn destination(gateway: &Gateway, site_known: bool, host: Option<&str>, path: &s
     }
 }
 
-/// Handles one request from a client; never fails (failures are responses).
-pub async fn handle(
+/// Handles one request from a client; never fails (failures are responses), hence `Infallible`,
+/// which hyper's service wants.
+///
+/// The future is returned instrumented, not awaited inside another: it is moved into place whole,
+/// and every wrapping would copy it once more.
+pub fn handle(
     gateway: Arc<Gateway>,
     client: ClientInfo,
     request: Request<Incoming>,
-) -> Response<ProxyBody> {
+) -> impl Future<Output = Result<Response<ProxyBody>, Infallible>> + Send {
     let started = Instant::now();
     let request_id = RequestId::new();
-    // Borrowed by the instrumented block below, which is awaited here.
-    let gateway = &gateway;
     let host = request_host(&request);
-    let entry = host.as_deref().and_then(|host| gateway.site(host));
-    let site = entry.map(|entry| entry.site.clone());
+    let entry = host.as_deref().and_then(|host| gateway.site(host)).cloned();
+    let site = entry.as_ref().map(|entry| entry.site.clone());
     // Every field is known when the span opens, so the log formats the span once; the answer's
     // status and latency go on the `answered` line itself.
     let span = tracing::info_span!(
@@ -107,6 +109,7 @@ pub async fn handle(
         site = site.as_ref().map_or("-", |site| site.id.as_str()),
     );
     async move {
+        let gateway = &gateway;
         let destination = destination(gateway, site.is_some(), host.as_deref(), request.uri().path());
         // A `/v1` request names its site in its base URL or a header: its metrics go to that
         // site (a configured id only, so labels stay bounded).
@@ -115,40 +118,43 @@ pub async fn handle(
                 .then(|| openai::named_site(request.uri().path(), request.headers()))
                 .flatten()?;
             let site = gateway.config.sites.iter().find(|site| site.id.as_str() == named)?;
-            gateway.site(&site.host)
+            gateway.site(&site.host).cloned()
         });
         let secure =
             browser_scheme(request.headers(), client, gateway.is_trusted_proxy(client.peer)) == "https";
         let failed = |error| (failure(error, site.as_ref(), &request_id), Route::Error);
+        // Every branch but the sites' is boxed: a request's future is as large as its largest
+        // branch, and it is moved whole into place, so the hot path keeps it small.
         let (response, route) = match (destination, &site, &gateway.sso) {
             (Destination::Site, Some(site), _) => {
                 site::handle(gateway, site, client, request, &request_id).await.unwrap_or_else(failed)
             }
             (Destination::Dashboard, _, Some(sso)) => match &gateway.config.dashboard {
                 Some(dashboard) => (
-                    dashboard_http::handle(gateway, sso, dashboard, client, request, &request_id).await,
+                    Box::pin(dashboard_http::handle(gateway, sso, dashboard, client, request, &request_id))
+                        .await,
                     Route::Dashboard,
                 ),
                 None => failed(ProxyError::UnknownHost),
             },
             (Destination::OpenAi, _, Some(sso)) => {
-                (openai::handle(gateway, sso, request, &request_id).await, Route::Agent)
+                (Box::pin(openai::handle(gateway, sso, request, &request_id)).await, Route::Agent)
             }
             (Destination::Approvals, _, Some(sso)) => {
-                (api::handle(gateway, sso, request, &request_id).await, Route::Agent)
+                (Box::pin(api::handle(gateway, sso, request, &request_id)).await, Route::Agent)
             }
             (Destination::AuditRecords, _, Some(sso)) => {
                 let readers = &gateway.config.audit.reader_groups;
-                match sso::audit_api::handle(sso, readers, &request, secure).await {
+                match Box::pin(sso::audit_api::handle(sso, readers, &request, secure)).await {
                     Ok(response) => (response, Route::Reserved),
                     Err(error) => failed(error),
                 }
             }
             (Destination::BackchannelLogout, _, Some(sso)) => {
-                (sso::backchannel::handle(sso, request).await, Route::Reserved)
+                (Box::pin(sso::backchannel::handle(sso, request)).await, Route::Reserved)
             }
             (Destination::SignIn, _, Some(sso)) => {
-                match sso::login::gateway_host(sso, &request, secure).await {
+                match Box::pin(sso::login::gateway_host(sso, &request, secure)).await {
                     Ok(response) => (response, Route::Reserved),
                     Err(error) => failed(error),
                 }
@@ -162,7 +168,7 @@ pub async fn handle(
         }
         let status = response.status();
         let elapsed = started.elapsed();
-        let metrics = entry.map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
+        let metrics = entry.as_ref().map_or(gateway.unknown_site_metrics(), |entry| &entry.metrics);
         metrics.record(route, status.as_u16(), elapsed.as_secs_f64());
         tracing::info!(
             route = route.label(),
@@ -170,10 +176,9 @@ pub async fn handle(
             latency_ms = elapsed.as_secs_f64() * 1000.0,
             "answered"
         );
-        response
+        Ok(response)
     }
     .instrument(span)
-    .await
 }
 
 fn failure(error: ProxyError, site: Option<&Arc<Site>>, request_id: &RequestId) -> Response<ProxyBody> {
@@ -186,8 +191,26 @@ fn failure(error: ProxyError, site: Option<&Arc<Site>>, request_id: &RequestId) 
 }
 
 fn with_request_id(mut response: Response<ProxyBody>, request_id: &RequestId) -> Response<ProxyBody> {
-    if let Ok(value) = HeaderValue::from_str(request_id.as_str()) {
-        response.headers_mut().insert("x-request-id", value);
-    }
+    request_id.stamp(response.headers_mut());
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size of the future a function returns, without calling it.
+    fn output_size<A, B, C, F>(_: fn(A, B, C) -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+
+    #[test]
+    fn a_requests_future_stays_small() {
+        // hyper moves every request's future into place whole. Awaiting the large, rare
+        // branches inline (the dashboard, the relay, sign-in, a gated form's check) made it
+        // 12 KB (11,984 bytes), and its copies the largest cost of a pass-through request;
+        // those branches are boxed.
+        let size = output_size(handle);
+        assert!(size <= 5120, "a request's future is {size} bytes");
+    }
 }

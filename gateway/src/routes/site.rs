@@ -24,7 +24,7 @@ pub(super) async fn handle(
     gateway: &Gateway,
     site: &Site,
     client: ClientInfo,
-    mut request: Request<Incoming>,
+    request: Request<Incoming>,
     request_id: &RequestId,
 ) -> Result<(Response<ProxyBody>, Route), ProxyError> {
     let trusted = gateway.is_trusted_proxy(client.peer);
@@ -37,26 +37,10 @@ pub(super) async fn handle(
         return Err(ProxyError::BadRequest);
     }
     if reserved::is_reserved(request.uri().path()) {
-        if let Some(sso) = &gateway.sso {
-            request = match sso::login::site_host(sso, request, secure).await {
-                Ok(answer) => return Ok((answer?, Route::Reserved)),
-                Err(request) => request,
-            };
-        }
-        if !agent::is_agent_path(request.uri().path()) {
-            return Ok((reserved::respond(&request)?, Route::Reserved));
-        }
-        // The agent API acts for the signed-in user: authenticate, but never redirect.
-        let origin = format!("{origin_scheme}://{browser_host}");
-        let caller = match authenticate(gateway, site, &request, &origin, secure).await {
-            Ok(Access::Granted(signed_in)) => {
-                let (identity, session) = signed_in.map_or((None, None), |(i, s)| (Some(i), Some(s)));
-                agent::Caller { identity, session }
-            }
-            Ok(Access::SignIn(_)) => return Ok((agent::refusal(ProxyError::Unauthenticated), Route::Agent)),
-            Err(error) => return Ok((agent::refusal(error), Route::Agent)),
-        };
-        return Ok((agent::handle(gateway, site, &caller, request, request_id).await, Route::Agent));
+        // Boxed: the gateway's own paths have large futures that every page request would
+        // otherwise carry (and copy) inline.
+        let asked = Asked { site, secure, origin_scheme, browser_host: &browser_host, request_id };
+        return Box::pin(reserved_path(gateway, &asked, request)).await;
     }
 
     let origin = format!("{origin_scheme}://{browser_host}");
@@ -66,6 +50,45 @@ pub(super) async fn handle(
     };
     let browser = Browser { client, trusted, host: &browser_host, scheme: origin_scheme, request_id };
     proxy::forward(gateway, site, &browser, signed_in, request).await
+}
+
+/// What `handle` found out about a request for a reserved path.
+struct Asked<'a> {
+    site: &'a Site,
+    secure: bool,
+    origin_scheme: &'static str,
+    browser_host: &'a str,
+    request_id: &'a RequestId,
+}
+
+/// A request under `/.toolgate/` on a site host: the sign-in handoff, the agent API or the
+/// runtime; never forwarded.
+async fn reserved_path(
+    gateway: &Gateway,
+    asked: &Asked<'_>,
+    mut request: Request<Incoming>,
+) -> Result<(Response<ProxyBody>, Route), ProxyError> {
+    let Asked { site, secure, origin_scheme, browser_host, request_id } = *asked;
+    if let Some(sso) = &gateway.sso {
+        request = match sso::login::site_host(sso, request, secure).await {
+            Ok(answer) => return Ok((answer?, Route::Reserved)),
+            Err(request) => request,
+        };
+    }
+    if !agent::is_agent_path(request.uri().path()) {
+        return Ok((reserved::respond(&request)?, Route::Reserved));
+    }
+    // The agent API acts for the signed-in user: authenticate, but never redirect.
+    let origin = format!("{origin_scheme}://{browser_host}");
+    let caller = match authenticate(gateway, site, &request, &origin, secure).await {
+        Ok(Access::Granted(signed_in)) => {
+            let (identity, session) = signed_in.map_or((None, None), |(i, s)| (Some(i), Some(s)));
+            agent::Caller { identity, session }
+        }
+        Ok(Access::SignIn(_)) => return Ok((agent::refusal(ProxyError::Unauthenticated), Route::Agent)),
+        Err(error) => return Ok((agent::refusal(error), Route::Agent)),
+    };
+    Ok((agent::handle(gateway, site, &caller, request, request_id).await, Route::Agent))
 }
 
 /// The outcome of authentication for a site request.

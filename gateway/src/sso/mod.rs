@@ -163,7 +163,9 @@ impl Sso {
             Some(_) => return Err(SessionFailure::Missing),
             None => {
                 let epoch = self.sessions.epoch();
-                let record: SessionRecord = session::get(&self.store, Table::Sessions, &id, now)
+                // Boxed, like the refresh below: both are rare, and inline they would grow the
+                // future of every signed-in request.
+                let record: SessionRecord = Box::pin(session::get(&self.store, Table::Sessions, &id, now))
                     .await
                     .map_err(store_unavailable)?
                     .ok_or(SessionFailure::Missing)?;
@@ -172,7 +174,7 @@ impl Sso {
             }
         };
         if record.refresh_after.is_some_and(|due| due <= now) {
-            return self.refresh(id, now).await;
+            return Box::pin(self.refresh(id, now)).await;
         }
         Ok(Session { id, record })
     }

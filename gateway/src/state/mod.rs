@@ -81,7 +81,7 @@ pub struct Gateway {
     pub dashboard: Arc<crate::dashboard_state::DashboardState>,
     /// Signs request tokens (CSRF) when there is no SSO to lend its session keys.
     local_keys: Arc<KeyRing>,
-    sites_by_host: HashMap<String, SiteEntry>,
+    sites_by_host: HashMap<String, Arc<SiteEntry>>,
     unknown_site_metrics: SiteRequestMetrics,
     draining: Arc<AtomicBool>,
 }
@@ -204,7 +204,7 @@ impl Gateway {
     }
 
     /// The site for a host name (lower-case, without port).
-    pub fn site(&self, host: &str) -> Option<&SiteEntry> {
+    pub fn site(&self, host: &str) -> Option<&Arc<SiteEntry>> {
         self.sites_by_host.get(host)
     }
 
@@ -239,7 +239,7 @@ impl Gateway {
 }
 
 /// Site entries by host, with their request metrics.
-fn site_table(config: &Config, metrics: &Metrics) -> HashMap<String, SiteEntry> {
+fn site_table(config: &Config, metrics: &Metrics) -> HashMap<String, Arc<SiteEntry>> {
     let upstream_reasons = ProxyError::UPSTREAM_FAILURES.map(ProxyError::reason);
     let llm_outcomes: Vec<&str> = ["ok", "client_gone"].into_iter().chain(LlmError::REASONS).collect();
     let block_reasons: Vec<&str> = GuardError::REASONS
@@ -254,7 +254,7 @@ fn site_table(config: &Config, metrics: &Metrics) -> HashMap<String, SiteEntry> 
     };
     let entry = |site: &Site| {
         metrics.zero_site(site.id.as_str(), &labels);
-        SiteEntry { site: Arc::new(site.clone()), metrics: metrics.site_requests(site.id.as_str()) }
+        Arc::new(SiteEntry { site: Arc::new(site.clone()), metrics: metrics.site_requests(site.id.as_str()) })
     };
     config.sites.iter().map(|site| (site.host.clone(), entry(site))).collect()
 }
