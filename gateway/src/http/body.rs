@@ -70,16 +70,23 @@ impl Body for ChannelBody {
 pub struct BodyIdle(pub Duration);
 
 /// Wraps a body so that a silence longer than `timeout` between frames ends it with an error.
+///
+/// The timer is armed only when the body has to wait: a body whose frames are ready when asked
+/// for (an empty request body, a small response read at once) never touches tokio's timer
+/// wheel, which costs a lock to enter and another to leave.
 pub struct IdleTimeout<B> {
     inner: B,
     timeout: Duration,
-    deadline: Pin<Box<Sleep>>,
+    /// The start, or the last frame: the silence is counted from here.
+    last_frame: Instant,
+    /// Armed the first time the body waits, then moved as frames come.
+    deadline: Option<Pin<Box<Sleep>>>,
 }
 
 impl<B> IdleTimeout<B> {
     /// Starts the clock now.
     pub fn new(inner: B, timeout: Duration) -> Self {
-        Self { inner, timeout, deadline: Box::pin(tokio::time::sleep(timeout)) }
+        Self { inner, timeout, last_frame: Instant::now(), deadline: None }
     }
 }
 
@@ -98,14 +105,20 @@ where
         let this = &mut *self;
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(frame) => {
-                let next = Instant::now() + this.timeout;
-                this.deadline.as_mut().reset(next);
+                this.last_frame = Instant::now();
                 Poll::Ready(frame.map(|result| result.map_err(Into::into)))
             }
-            Poll::Pending => match this.deadline.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Some(Err(BodyIdle(this.timeout).into()))),
-                Poll::Pending => Poll::Pending,
-            },
+            Poll::Pending => {
+                let due = this.last_frame + this.timeout;
+                let deadline = this.deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+                if deadline.deadline() != due {
+                    deadline.as_mut().reset(due);
+                }
+                match deadline.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Some(Err(BodyIdle(this.timeout).into()))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
         }
     }
 
@@ -135,6 +148,15 @@ mod tests {
         ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
             self.0.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_that_never_waits_never_arms_the_timer() {
+        let mut body = IdleTimeout::new(Full::new(Bytes::from_static(b"whole")), Duration::from_secs(5));
+        tokio::time::advance(Duration::from_secs(60)).await;
+        assert!(body.frame().await.is_some_and(|frame| frame.is_ok()), "ready frames are never late");
+        assert!(body.frame().await.is_none());
+        assert!(body.deadline.is_none(), "no timer was armed");
     }
 
     #[tokio::test(start_paused = true)]

@@ -18,13 +18,17 @@ pub struct ClientInfo {
 /// The host the request is for: the URI authority (HTTP/2, absolute-form) or the `Host`
 /// header, lower-cased and without port.
 pub fn request_host<B>(request: &Request<B>) -> Option<String> {
-    let authority = request_authority(request)?;
-    let authority: http::uri::Authority = authority.parse().ok()?;
+    let authority: http::uri::Authority = authority_text(request)?.parse().ok()?;
     Some(authority.host().trim_end_matches('.').to_ascii_lowercase())
 }
 
 /// The authority as the browser wrote it (port included), for URLs the page will use.
 pub fn request_authority<B>(request: &Request<B>) -> Option<String> {
+    authority_text(request).map(str::to_owned)
+}
+
+/// [`request_authority`], borrowed from the request.
+fn authority_text<B>(request: &Request<B>) -> Option<&str> {
     // RFC 9112 §3.2: one Host, no userinfo; anything else is a 400.
     let mut hosts = request.headers().get_all(header::HOST).iter();
     let host = hosts.next();
@@ -32,10 +36,10 @@ pub fn request_authority<B>(request: &Request<B>) -> Option<String> {
         return None;
     }
     if let Some(authority) = request.uri().authority() {
-        return (!authority.as_str().contains('@')).then(|| authority.as_str().to_owned());
+        return (!authority.as_str().contains('@')).then(|| authority.as_str());
     }
     let value = host?.to_str().ok()?;
-    (!value.is_empty() && !value.contains('@')).then(|| value.to_owned())
+    (!value.is_empty() && !value.contains('@')).then_some(value)
 }
 
 /// The scheme the browser used, as far as the gateway can tell.

@@ -59,8 +59,11 @@ pub fn set_cookie(kind: CookieKind, secure: bool, value: &str, max_age_seconds: 
 /// plain-named cookie can be planted by a sibling subdomain (cookie tossing), which would let an
 /// attacker sign a victim into the attacker's session.
 pub fn read(headers: &HeaderMap, kind: CookieKind, secure: bool) -> Option<String> {
-    let name = kind.name(secure);
-    pairs(headers).find(|(candidate, _)| *candidate == name).map(|(_, value)| value.to_owned())
+    // Compared in place: most requests carry no gateway cookie, and the name is not built.
+    let prefix = if secure { "__Host-" } else { "" };
+    let is_named =
+        |candidate: &str| candidate.strip_prefix(prefix).is_some_and(|rest| rest == kind.base_name());
+    pairs(headers).find(|(candidate, _)| is_named(candidate)).map(|(_, value)| value.to_owned())
 }
 
 /// Removes every gateway cookie from a request on its way to a site, keeping the site's own.
