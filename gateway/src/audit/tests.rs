@@ -130,9 +130,11 @@ async fn pruning_keeps_the_rest_verifiable_and_the_checkpoint_signed() {
 }
 
 /// A disk that fails on demand: the store's writes go through a real sled store until `broken`.
+/// `before_head_read` runs once, on the store, just before the audit head is next read.
 struct FailingDisk {
     inner: SledStore,
     broken: AtomicBool,
+    before_head_read: std::sync::Mutex<Option<Box<dyn FnOnce(&SledStore) + Send>>>,
 }
 
 impl FailingDisk {
@@ -151,6 +153,12 @@ impl Store for FailingDisk {
         self.inner.put(table, key, value)
     }
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        if table == Table::Meta
+            && key == HEAD_KEY
+            && let Some(act) = self.before_head_read.lock().expect("hook").take()
+        {
+            act(&self.inner);
+        }
         self.inner.get(table, key)
     }
     fn take(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
@@ -192,10 +200,44 @@ impl Store for FailingDisk {
 }
 
 #[tokio::test]
+async fn a_record_appended_while_the_chain_is_verified_is_not_damage() {
+    // The verification runs beside a serving gateway (at every start), so records keep coming
+    // while it reads. One that lands between its last read of the log and its read of the head
+    // once made a sound chain look truncated, and /readyz answer 503 for good.
+    let (store, log) = log_with(11).await;
+    drop(log);
+    let eleventh = record(&store, 11);
+    let full_head = store.get(Table::Meta, HEAD_KEY).expect("get").expect("head");
+    let tenth: Record = serde_json::from_slice(&record(&store, 10)).expect("record");
+    let disk = FailingDisk {
+        inner: SledStore::temporary().expect("store"),
+        broken: AtomicBool::new(false),
+        before_head_read: std::sync::Mutex::new(None),
+    };
+    for seq in 1..=10 {
+        disk.inner.put(Table::Audit, &Record::key(seq), &record(&store, seq)).expect("copy");
+    }
+    let head = serde_json::to_vec(&Head { seq: 10, hash: tenth.hash }).expect("head");
+    disk.inner.put(Table::Meta, HEAD_KEY, &head).expect("head");
+    assert_eq!(
+        verify(&disk, &key()).expect("readable"),
+        Ok(verify::Verified { records: 10, first: 1, last: 10 })
+    );
+
+    *disk.before_head_read.lock().expect("hook") = Some(Box::new(move |inner: &SledStore| {
+        inner.put(Table::Audit, &Record::key(11), &eleventh).expect("append");
+        inner.put(Table::Meta, HEAD_KEY, &full_head).expect("head");
+    }));
+    let verdict = verify(&disk, &key()).expect("readable");
+    assert!(verdict.is_ok(), "an append during verification is no damage: {verdict:?}");
+}
+
+#[tokio::test]
 async fn nothing_is_acknowledged_while_the_disk_fails_and_writing_resumes_after() {
     let disk = Arc::new(FailingDisk {
         inner: SledStore::temporary().expect("store"),
         broken: AtomicBool::new(false),
+        before_head_read: std::sync::Mutex::new(None),
     });
     let metrics = Metrics::new();
     let log = AuditLog::start(&crate::store::StoreHandle::Embedded(disk.clone()), key(), metrics.clone())

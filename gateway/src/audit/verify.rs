@@ -62,6 +62,12 @@ pub fn verify(store: &dyn Store, key: &DigestKey) -> Result<Result<Verified, Cha
         }
         None => (1, GENESIS.to_owned()),
     };
+    // The head is read before the log: records keep coming while a serving gateway verifies,
+    // and every one the head counts now is in the log before the head names it (the embedded
+    // store writes them first, PostgreSQL in the same transaction). Read last, the head could
+    // count a record appended after the log was read, and a sound chain would look truncated.
+    let head =
+        store.get(Table::Meta, HEAD_KEY)?.and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok());
     let first = expected_seq;
     let mut checked = 0;
     // Records the checkpoint covers may still be there after a prune that crashed before
@@ -90,8 +96,7 @@ pub fn verify(store: &dyn Store, key: &DigestKey) -> Result<Result<Verified, Cha
             checked += 1;
         }
     }
-    if let Some(head) =
-        store.get(Table::Meta, HEAD_KEY)?.and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok())
+    if let Some(head) = head
         && head.seq >= expected_seq
     {
         return Ok(Err(ChainError::Truncated(expected_seq)));

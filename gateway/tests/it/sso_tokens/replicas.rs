@@ -304,7 +304,8 @@ async fn during_a_rolling_upgrade_an_old_replica_serves_on_the_newer_schema() {
     );
     state.audit.record(event).await.expect("the audit log appends on the newer schema");
     let mut admin = Client::new(old.admin_address);
-    assert_eq!(admin.get("localhost", "/readyz", &[]).await.status, StatusCode::OK);
+    let ready = admin.get("localhost", "/readyz", &[]).await;
+    assert_eq!(ready.status, StatusCode::OK, "{}", ready.text());
 
     // A replica of the old release starting now is refused, and says why.
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind gateway");
