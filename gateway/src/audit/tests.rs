@@ -129,12 +129,15 @@ async fn pruning_keeps_the_rest_verifiable_and_the_checkpoint_signed() {
     assert!(verdict(&store).is_ok());
 }
 
+/// What a test does to the store at a chosen moment.
+type Act = Box<dyn FnOnce(&SledStore) + Send>;
+
 /// A disk that fails on demand: the store's writes go through a real sled store until `broken`.
 /// `before_head_read` runs once, on the store, just before the audit head is next read.
 struct FailingDisk {
     inner: SledStore,
     broken: AtomicBool,
-    before_head_read: std::sync::Mutex<Option<Box<dyn FnOnce(&SledStore) + Send>>>,
+    before_head_read: std::sync::Mutex<Option<Act>>,
 }
 
 impl FailingDisk {
