@@ -236,6 +236,39 @@ async fn a_record_appended_while_the_chain_is_verified_is_not_damage() {
 }
 
 #[tokio::test]
+async fn a_prune_while_the_chain_is_verified_is_not_damage() {
+    let disk = Arc::new(FailingDisk {
+        inner: SledStore::temporary().expect("store"),
+        broken: AtomicBool::new(false),
+        before_head_read: std::sync::Mutex::new(None),
+    });
+    let log = AuditLog::start(&crate::store::StoreHandle::Embedded(disk.clone()), key(), Metrics::new())
+        .expect("log");
+    for _ in 0..10 {
+        log.record(AuditEvent::new(EventKind::Login)).await.expect("record");
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let cutoff = std::time::SystemTime::now();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    for _ in 0..5 {
+        log.record(AuditEvent::new(EventKind::Logout)).await.expect("record");
+    }
+    // The prune lands after the verification read the (absent) checkpoint and before it reads
+    // the log, which then starts at record 11 instead of 1.
+    *disk.before_head_read.lock().expect("hook") = Some(Box::new(move |inner: &SledStore| {
+        assert_eq!(prune(inner, &key(), cutoff).expect("prune"), 10);
+    }));
+    let verdict = verify(disk.as_ref(), &key()).expect("readable");
+    assert_eq!(verdict, Ok(verify::Verified { records: 5, first: 11, last: 15 }));
+    // Damage is still damage when the checkpoint stands still.
+    disk.inner.delete(Table::Audit, &Record::key(12)).expect("delete");
+    assert_eq!(
+        verify(disk.as_ref(), &key()).expect("readable"),
+        Err(ChainError::Gap { expected: 12, found: 13 })
+    );
+}
+
+#[tokio::test]
 async fn nothing_is_acknowledged_while_the_disk_fails_and_writing_resumes_after() {
     let disk = Arc::new(FailingDisk {
         inner: SledStore::temporary().expect("store"),

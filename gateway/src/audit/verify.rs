@@ -53,7 +53,32 @@ pub struct Verified {
 
 /// Verifies the whole log.
 pub fn verify(store: &dyn Store, key: &DigestKey) -> Result<Result<Verified, ChainError>, StoreError> {
-    let (mut expected_seq, mut expected_prev) = match super::checkpoint(store)? {
+    // A prune (on PostgreSQL it may run while the replicas serve) moves the checkpoint and then
+    // removes the records it covers: a walk that began at the old checkpoint finds the log
+    // starting later than it expects. Damage seen while the checkpoint moved is walked again
+    // from the new one; real damage is found again.
+    let mut checkpoint = super::checkpoint(store)?;
+    for _ in 0..PRUNE_RETRIES {
+        let outcome = walk(store, key, checkpoint.clone())?;
+        let now = super::checkpoint(store)?;
+        if outcome.is_ok() || now == checkpoint {
+            return Ok(outcome);
+        }
+        checkpoint = now;
+    }
+    walk(store, key, checkpoint)
+}
+
+/// How many times a verification starts again because a prune moved the checkpoint under it.
+const PRUNE_RETRIES: usize = 3;
+
+/// Verifies the log from `checkpoint` (or from its first record) to its end.
+fn walk(
+    store: &dyn Store,
+    key: &DigestKey,
+    checkpoint: Option<Checkpoint>,
+) -> Result<Result<Verified, ChainError>, StoreError> {
+    let (mut expected_seq, mut expected_prev) = match checkpoint {
         Some(checkpoint) => {
             if !checkpoint_is_signed(&checkpoint, key) {
                 return Ok(Err(ChainError::Checkpoint));
