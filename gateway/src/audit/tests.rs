@@ -141,6 +141,15 @@ struct FailingDisk {
 }
 
 impl FailingDisk {
+    /// A working disk on a temporary sled store, with no hook.
+    fn new() -> Self {
+        Self {
+            inner: SledStore::temporary().expect("store"),
+            broken: AtomicBool::new(false),
+            before_head_read: std::sync::Mutex::new(None),
+        }
+    }
+
     fn check(&self) -> Result<(), StoreError> {
         if self.broken.load(std::sync::atomic::Ordering::Relaxed) {
             Err(StoreError("No space left on device (os error 28)".into()))
@@ -212,11 +221,7 @@ async fn a_record_appended_while_the_chain_is_verified_is_not_damage() {
     let eleventh = record(&store, 11);
     let full_head = store.get(Table::Meta, HEAD_KEY).expect("get").expect("head");
     let tenth: Record = serde_json::from_slice(&record(&store, 10)).expect("record");
-    let disk = FailingDisk {
-        inner: SledStore::temporary().expect("store"),
-        broken: AtomicBool::new(false),
-        before_head_read: std::sync::Mutex::new(None),
-    };
+    let disk = FailingDisk::new();
     for seq in 1..=10 {
         disk.inner.put(Table::Audit, &Record::key(seq), &record(&store, seq)).expect("copy");
     }
@@ -237,11 +242,7 @@ async fn a_record_appended_while_the_chain_is_verified_is_not_damage() {
 
 #[tokio::test]
 async fn a_prune_while_the_chain_is_verified_is_not_damage() {
-    let disk = Arc::new(FailingDisk {
-        inner: SledStore::temporary().expect("store"),
-        broken: AtomicBool::new(false),
-        before_head_read: std::sync::Mutex::new(None),
-    });
+    let disk = Arc::new(FailingDisk::new());
     let log = AuditLog::start(&crate::store::StoreHandle::Embedded(disk.clone()), key(), Metrics::new())
         .expect("log");
     for _ in 0..10 {
@@ -270,11 +271,7 @@ async fn a_prune_while_the_chain_is_verified_is_not_damage() {
 
 #[tokio::test]
 async fn nothing_is_acknowledged_while_the_disk_fails_and_writing_resumes_after() {
-    let disk = Arc::new(FailingDisk {
-        inner: SledStore::temporary().expect("store"),
-        broken: AtomicBool::new(false),
-        before_head_read: std::sync::Mutex::new(None),
-    });
+    let disk = Arc::new(FailingDisk::new());
     let metrics = Metrics::new();
     let log = AuditLog::start(&crate::store::StoreHandle::Embedded(disk.clone()), key(), metrics.clone())
         .expect("log");
