@@ -132,11 +132,13 @@ async fn pruning_keeps_the_rest_verifiable_and_the_checkpoint_signed() {
 /// What a test does to the store at a chosen moment.
 type Act = Box<dyn FnOnce(&SledStore) + Send>;
 
-/// A disk that fails on demand: the store's writes go through a real sled store until `broken`.
+/// A disk that fails on demand: the store's writes go through a real sled store until `broken`
+/// (every write fails) or `flush_broken` (only flushes fail: the writes stay in memory).
 /// `before_head_read` runs once, on the store, just before the audit head is next read.
 struct FailingDisk {
     inner: SledStore,
     broken: AtomicBool,
+    flush_broken: AtomicBool,
     before_head_read: std::sync::Mutex<Option<Act>>,
 }
 
@@ -146,6 +148,7 @@ impl FailingDisk {
         Self {
             inner: SledStore::temporary().expect("store"),
             broken: AtomicBool::new(false),
+            flush_broken: AtomicBool::new(false),
             before_head_read: std::sync::Mutex::new(None),
         }
     }
@@ -198,6 +201,9 @@ impl Store for FailingDisk {
     }
     fn flush(&self) -> Result<(), StoreError> {
         self.check()?;
+        if self.flush_broken.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(StoreError("Input/output error (os error 5)".into()));
+        }
         self.inner.flush()
     }
     fn range(&self, table: Table, from: &[u8], limit: usize) -> Result<Vec<Entry>, StoreError> {
@@ -287,6 +293,22 @@ async fn nothing_is_acknowledged_while_the_disk_fails_and_writing_resumes_after(
         "the failed record took no number"
     );
     assert!(log.is_healthy());
+    assert_eq!(verdict(&disk.inner), Ok(verify::Verified { records: 2, first: 1, last: 2 }));
+}
+
+#[tokio::test]
+async fn a_failed_flush_leaves_the_head_where_the_log_ends() {
+    let disk = Arc::new(FailingDisk::new());
+    let log = AuditLog::start(&crate::store::StoreHandle::Embedded(disk.clone()), key(), Metrics::new())
+        .expect("log");
+    assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Ok(1));
+    disk.flush_broken.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(log.record(AuditEvent::new(EventKind::Login)).await, Err(AuditError::Unavailable));
+    // The refused record is gone and the head does not count it: the log is whole, and a
+    // gateway starting on this store now would not take it for a truncated one.
+    assert_eq!(verdict(&disk.inner), Ok(verify::Verified { records: 1, first: 1, last: 1 }));
+    disk.flush_broken.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(log.record(AuditEvent::new(EventKind::Logout)).await, Ok(2));
     assert_eq!(verdict(&disk.inner), Ok(verify::Verified { records: 2, first: 1, last: 2 }));
 }
 

@@ -147,6 +147,7 @@ fn write(store: &dyn Store, tail: &mut Option<Tail>, batch: &[Pending]) -> Resul
         None => read_tail(store)?,
     };
     let first = current.seq + 1;
+    let before = Tail { seq: current.seq, hash: current.hash.clone() };
     let mut records = Vec::with_capacity(batch.len());
     for event in batch.iter().filter_map(|pending| pending.event.as_ref()) {
         let (record, bytes) = seal(&current, event)?;
@@ -163,9 +164,14 @@ fn write(store: &dyn Store, tail: &mut Option<Tail>, batch: &[Pending]) -> Resul
     let durable = store.put(Table::Meta, HEAD_KEY, &head).and_then(|()| store.flush());
     if let Err(error) = durable {
         // The callers are told the batch failed, so it must not stay in the log either (sled
-        // could still flush it later and the next batch would chain onto it).
+        // could still flush it later and the next batch would chain onto it), and the head must
+        // not go on counting it: a head past the log's end reads as a truncated chain, which
+        // would keep the gateway from starting.
         for (key, _) in &records {
             let _ = store.delete(Table::Audit, key);
+        }
+        if let Ok(head) = head_bytes(&before) {
+            let _ = store.put(Table::Meta, HEAD_KEY, &head);
         }
         return Err(error);
     }
