@@ -37,6 +37,7 @@ pub enum Sink {
 }
 
 /// The writer's view of the log's end.
+#[derive(Clone)]
 struct Tail {
     seq: u64,
     hash: String,
@@ -147,7 +148,7 @@ fn write(store: &dyn Store, tail: &mut Option<Tail>, batch: &[Pending]) -> Resul
         None => read_tail(store)?,
     };
     let first = current.seq + 1;
-    let before = Tail { seq: current.seq, hash: current.hash.clone() };
+    let before = current.clone();
     let mut records = Vec::with_capacity(batch.len());
     for event in batch.iter().filter_map(|pending| pending.event.as_ref()) {
         let (record, bytes) = seal(&current, event)?;

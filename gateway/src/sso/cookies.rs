@@ -36,13 +36,23 @@ impl CookieKind {
     /// The cookie's name: `__Host-` prefixed over HTTPS (the browser then guarantees Secure,
     /// Path=/ and no Domain), plain over HTTP (development).
     pub fn name(self, secure: bool) -> String {
-        if secure { format!("__Host-{}", self.base_name()) } else { self.base_name().to_owned() }
+        format!("{}{}", name_prefix(secure), self.base_name())
+    }
+
+    /// Whether `candidate` is [`CookieKind::name`], compared in place (nothing is built).
+    fn is_name(self, candidate: &str, secure: bool) -> bool {
+        candidate.strip_prefix(name_prefix(secure)).is_some_and(|rest| rest == self.base_name())
     }
 
     /// The purpose string values of this cookie are sealed for.
     pub fn purpose(self) -> &'static str {
         self.base_name()
     }
+}
+
+/// What a gateway cookie's name starts with: `__Host-` over HTTPS, nothing over HTTP.
+fn name_prefix(secure: bool) -> &'static str {
+    if secure { "__Host-" } else { "" }
 }
 
 /// A `Set-Cookie` value; `max_age` zero deletes the cookie.
@@ -59,11 +69,8 @@ pub fn set_cookie(kind: CookieKind, secure: bool, value: &str, max_age_seconds: 
 /// plain-named cookie can be planted by a sibling subdomain (cookie tossing), which would let an
 /// attacker sign a victim into the attacker's session.
 pub fn read(headers: &HeaderMap, kind: CookieKind, secure: bool) -> Option<String> {
-    // Compared in place: most requests carry no gateway cookie, and the name is not built.
-    let prefix = if secure { "__Host-" } else { "" };
-    let is_named =
-        |candidate: &str| candidate.strip_prefix(prefix).is_some_and(|rest| rest == kind.base_name());
-    pairs(headers).find(|(candidate, _)| is_named(candidate)).map(|(_, value)| value.to_owned())
+    // Most requests carry no gateway cookie: the name is compared in place, not built.
+    pairs(headers).find(|(candidate, _)| kind.is_name(candidate, secure)).map(|(_, value)| value.to_owned())
 }
 
 /// Removes every gateway cookie from a request on its way to a site, keeping the site's own.
