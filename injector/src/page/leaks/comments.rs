@@ -39,10 +39,7 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
     let mut stretch = 0;
     loop {
         let open = !could && (dashed_open || bogus_open);
-        let rest = &page[stretch..];
-        let Some(offset) =
-            (if open { memchr::memchr2(b'<', b'>', rest) } else { memchr::memchr(b'<', rest) })
-        else {
+        let Some(offset) = find_bracket(&page[stretch..], open) else {
             break;
         };
         let at = stretch + offset;
@@ -59,25 +56,59 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
         if could {
             continue;
         }
-        if open && (starts(at, b"<tool") || starts(at, b"<context")) {
-            could = true;
-            continue;
-        }
-        bogus_open |= match page.get(at + 1) {
-            Some(b'!' | b'?') => true,
-            Some(b'/') => !page.get(at + 2).is_some_and(u8::is_ascii_alphabetic),
-            _ => false,
-        };
-        if starts(at, b"<!--") {
-            (dashed_open, dashed_end) = (true, at + 4);
+        match page.get(at + 1) {
+            Some(b'!') => {
+                bogus_open = true;
+                if page.get(at + 2..at + 4) == Some(b"--") {
+                    (dashed_open, dashed_end) = (true, at + 4);
+                }
+            }
+            Some(b'?') => bogus_open = true,
+            Some(b'/') => bogus_open |= !page.get(at + 2).is_some_and(u8::is_ascii_alphabetic),
+            Some(letter) if open && letter.is_ascii_alphabetic() => {
+                could = starts(at, b"<tool") || starts(at, b"<context");
+            }
+            _ => {}
         }
     }
     could || ((dashed_open || bogus_open) && names_tool(&page[stretch..]))
 }
 
+/// Where the first `<` of `haystack` is, or with `also_closing` its first `<` or `>`. The gaps
+/// between tags are mostly short (a dozen bytes on a dense page), where setting up a vectorised
+/// search costs more than it saves, so the first words are read eight bytes at a time and
+/// memchr takes over for a longer stretch.
+fn find_bracket(haystack: &[u8], also_closing: bool) -> Option<usize> {
+    const NEAR: usize = 32;
+    let near = &haystack[..haystack.len().min(NEAR)];
+    let mut words = near.chunks_exact(8);
+    for (index, word) in (&mut words).enumerate() {
+        let word = u64::from_le_bytes(word.try_into().expect("chunks of eight"));
+        let mut found = bytes_equal(word, b'<');
+        if also_closing {
+            found |= bytes_equal(word, b'>');
+        }
+        if found != 0 {
+            return Some(index * 8 + found.trailing_zeros() as usize / 8);
+        }
+    }
+    let searched = near.len() - words.remainder().len();
+    let far = &haystack[searched..];
+    let offset = if also_closing { memchr::memchr2(b'<', b'>', far) } else { memchr::memchr(b'<', far) };
+    offset.map(|offset| searched + offset)
+}
+
+/// The high bit of each byte of `word` that equals `byte`, and no other bit. Exact, unlike the
+/// shorter "has a zero byte" test: no carry crosses from one byte into the next.
+const fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const LOW_SEVEN: u64 = u64::from_ne_bytes([0x7f; 8]);
+    let zero_where_equal = word ^ u64::from_ne_bytes([byte; 8]);
+    !(((zero_where_equal & LOW_SEVEN) + LOW_SEVEN) | zero_where_equal | LOW_SEVEN)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::may_hide_markup;
+    use super::{find_bracket, may_hide_markup};
 
     #[test]
     fn markers_inside_comments_are_seen() {
@@ -118,6 +149,32 @@ mod tests {
             may_hide_markup(page.as_bytes(), |at| seen.push(at));
             let expected: Vec<usize> = page.match_indices('<').map(|(at, _)| at).collect();
             assert_eq!(seen, expected, "{page}");
+        }
+    }
+
+    #[test]
+    fn brackets_are_found_where_a_byte_search_finds_them() {
+        // Every byte value beside a bracket, at every offset of the word-wise part and beyond
+        // it, in haystacks of every length up to past the word-wise part.
+        let naive = |haystack: &[u8], closing: bool| {
+            haystack.iter().position(|&byte| byte == b'<' || (closing && byte == b'>'))
+        };
+        for length in 0..48 {
+            for at in 0..length {
+                for byte in 0..=u8::MAX {
+                    let mut haystack = vec![byte; length];
+                    haystack[at] = if at % 2 == 0 { b'<' } else { b'>' };
+                    for closing in [false, true] {
+                        assert_eq!(
+                            find_bracket(&haystack, closing),
+                            naive(&haystack, closing),
+                            "length {length}, bracket at {at}, filled with {byte:#04x}, closing {closing}"
+                        );
+                    }
+                }
+            }
+            let plain = vec![b'a'; length];
+            assert_eq!(find_bracket(&plain, true), None);
         }
     }
 }
