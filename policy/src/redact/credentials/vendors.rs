@@ -16,8 +16,8 @@
 //!   `shpca_` `shppa_` + 32 hex.
 //!
 //! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
-//! and a body that is a placeholder (`EXAMPLE`, `xxxx…`, a masked `***`, one repeated character,
-//! or an ascending run such as `123456` / `abcdef`).
+//! and a body that is a placeholder (`EXAMPLE`, a masked `***`, one repeated character, or mostly
+//! runs such as `xxxx`, `123456` or `abcdef`; see [`is_placeholder_body`]).
 
 use super::{is_base64url, run, starts_word};
 
@@ -165,25 +165,47 @@ fn trim_dots(bytes: &[u8], from: usize, mut end: usize) -> usize {
     end
 }
 
-/// Whether a token body is a placeholder: `EXAMPLE`/`example`, `xxxx`/`XXXX`, `***`, a character
-/// repeated 6 times or more, or an ascending run of 6 (`123456`, `abcdef`).
+/// Whether a token body is a placeholder rather than a secret: it says `example` (any case), it
+/// is masked, or at least half of it is filler: runs of four or more of one character, or of
+/// letters or digits that count up or down (`xxxx`, `0000`, `123456789`, `abcdef`, `9876`),
+/// case aside. A live token is random, and one run in it proves nothing: the digits of a Slack
+/// team id (`2345678901`) or four `x` in a long OpenAI key turn up in a few tokens in ten
+/// thousand, and each of those tokens must still be redacted. Runs covering half of a token do
+/// not happen by chance.
 pub(super) fn is_placeholder_body(body: &str) -> bool {
-    let lower = body.to_ascii_lowercase();
-    if lower.contains("example")
-        || lower.contains("xxxx")
-        || body.contains("***")
+    body.to_ascii_lowercase().contains("example")
         || super::placeholder::is_masked(body)
-    {
-        return true;
-    }
-    let bytes = body.as_bytes();
-    let (mut repeated, mut ascending) = (1, 1);
-    for pair in bytes.windows(2) {
-        repeated = if pair[1] == pair[0] { repeated + 1 } else { 1 };
-        ascending = if pair[1].is_ascii_alphanumeric() && pair[1] == pair[0] + 1 { ascending + 1 } else { 1 };
-        if repeated >= 6 || ascending >= 6 {
-            return true;
+        || filler_length(body.as_bytes()) * 2 >= body.len()
+}
+
+/// How many bytes of `body` lie in runs of at least [`FILLER_RUN`] alphanumerics whose
+/// neighbours differ by the same step, 0, +1 or -1, case aside. Runs that meet share a byte,
+/// counted once.
+fn filler_length(body: &[u8]) -> usize {
+    const FILLER_RUN: usize = 4;
+    let lower: Vec<u8> = body.iter().map(u8::to_ascii_lowercase).collect();
+    let step = |at: usize| -> Option<i16> {
+        let (a, b) = (lower[at], lower[at + 1]);
+        let step = i16::from(b) - i16::from(a);
+        (a.is_ascii_alphanumeric() && b.is_ascii_alphanumeric() && step.abs() <= 1).then_some(step)
+    };
+    let (mut filler, mut counted_to) = (0, 0);
+    let mut at = 0;
+    while at + 1 < lower.len() {
+        let Some(first) = step(at) else {
+            at += 1;
+            continue;
+        };
+        let mut end = at + 1;
+        while end + 1 < lower.len() && step(end) == Some(first) {
+            end += 1;
         }
+        // The run is `at..=end`.
+        if end + 1 - at >= FILLER_RUN {
+            filler += end + 1 - at.max(counted_to);
+            counted_to = end + 1;
+        }
+        at = end;
     }
-    false
+    filler
 }

@@ -251,3 +251,31 @@ fn a_cut_off_block_does_not_shield_what_follows() {
     let elided = pem("RSA PRIVATE KEY", "\n").replacen("\n", "\n...\n", 3);
     assert_secret(&elided, &elided);
 }
+
+#[test]
+fn a_run_inside_a_random_token_does_not_make_it_a_placeholder() {
+    // Slack's team and user ids are digits, where six in a row that count up or repeat turn up
+    // in a few tokens in ten thousand; a long key may hold `xxxx` or `abcdef`. Each of these is
+    // a live token, and each is redacted.
+    let slack = join(&["xox", "b-", "2345678901", "-", "1000000456789", "-", &chars(3, 24, BASE62)]);
+    assert_token_everywhere(&slack);
+    let openai = join(&["sk-", "proj-", &chars(20, 60, BASE64URL), "xxxx", &chars(21, 60, BASE64URL)]);
+    assert_token_everywhere(&openai);
+    assert_token_everywhere(&join(&[
+        "sk_",
+        "live_",
+        &chars(22, 10, BASE62),
+        "abcdef",
+        &chars(23, 10, BASE62),
+    ]));
+    // A body that is mostly such runs is still a placeholder.
+    for placeholder in [
+        join(&["xox", "b-", "1234567890", "-", "1234567890123", "-", "abcdefghijklmnopqrstuvwx"]),
+        join(&["sk_", "live_", "1234567890abcdefghijklmn"]),
+        join(&["sk-", "proj-", &"x".repeat(48)]),
+        join(&["hf_", "xxxxxxxxxx", &chars(24, 6, BASE62), "XXXXXXXXXXXXXXXXXX"]),
+        join(&["npm_", "9876543210", "zyxwvutsrq", &chars(25, 16, BASE62)]),
+    ] {
+        assert_look_alike_everywhere(&placeholder);
+    }
+}
