@@ -263,6 +263,23 @@ mod tests {
     }
 
     #[test]
+    fn escaped_text_is_read_through_and_replaced_as_written() {
+        // A logged URL's query and the JSON a Python tool prints (every character outside ASCII
+        // escaped): the model reads both through their escapes.
+        let out = redact("GET /search?email=john.doe%40example.com&page=2");
+        assert_eq!(out.text, "GET /search?email=[email 1]&page=2");
+        let out = redact(
+            r#"{"name": "J\u00f6rg", "mail": "j\u00f6rg@example.de", "iban": "DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000"}"#,
+        );
+        assert_eq!(out.text, r#"{"name": "J\u00f6rg", "mail": "[email 1]", "iban": "[iban 1]"}"#);
+        // An escaped delimiter stays one: the password is still taken whole.
+        let out = redact("postgres://admin%40corp:S3cr3t%2Fx%23y@db.internal/app");
+        assert_eq!(out.text, "postgres://admin%40corp:[credential 1]@db.internal/app");
+        let out = redact("password=p%40ss%26w0rd&user=bob");
+        assert_eq!(out.text, "password=[credential 1]&user=bob");
+    }
+
+    #[test]
     fn scope_numbers_across_calls_and_restores() {
         let redactor = Redactor::default();
         let set = RedactionSet::builtin();

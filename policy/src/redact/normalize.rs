@@ -7,7 +7,15 @@
 //! - every Unicode space separator (U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000) is a space;
 //! - every dash (U+2010–U+2015, U+2212, U+FE58, U+FE63, U+FF0D) is `-`;
 //! - the fullwidth forms U+FF01–U+FF5E are their ASCII characters (digits, letters, `+`, `@`…);
-//! - soft hyphens and zero-width characters (U+00AD, U+200B–U+200D, U+2060, U+FEFF) are dropped.
+//! - soft hyphens and zero-width characters (U+00AD, U+200B–U+200D, U+2060, U+FEFF) are dropped;
+//! - a URL's percent escapes (`john.doe%40example.com`, `%EF%BC%94`) and the `\uXXXX` escapes
+//!   of JSON and JavaScript text (`j\u00f6rg@example.de`, `4111\u00a01111`, a surrogate pair as
+//!   one character) are read as the character they stand for, then folded like the rest. The
+//!   model reads through both: a Python tool that prints JSON escapes every character outside
+//!   ASCII, and a logged URL carries its query's `@` as `%40`. Only an escape that decodes to a
+//!   whole character that is not a delimiter counts (letters, digits, `-._~@+`, anything outside
+//!   ASCII, and for `\u` a space): a decoded `/`, `#`, `&`, `:` or `"` would cut the userinfo,
+//!   query value or JSON string that holds a secret short.
 //!
 //! Findings are reported in scan offsets and mapped back to the text, so what is replaced is the
 //! text as written, and everything outside a finding is passed on unchanged.
@@ -24,35 +32,29 @@ pub(crate) struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    /// Folds `text`; borrows it when there is nothing to fold (all ASCII, the common case).
+    /// Folds `text`; borrows it when there is nothing to fold (ASCII without `%` or `\`, the
+    /// common case).
     pub(crate) fn new(text: &'a str) -> Self {
-        if text.is_ascii() {
-            return Self { text: Cow::Borrowed(text), shifts: Vec::new() };
-        }
+        // Without short-circuits, so that the search for them vectorizes.
+        let may_fold = |&byte: &u8| (byte >= 0x80) | (byte == b'%') | (byte == b'\\');
         let bytes = text.as_bytes();
         let mut scan: Option<String> = None;
         let mut shifts = Vec::new();
         let mut copied = 0;
         let mut at = 0;
-        // ASCII is skipped a run at a time; only the other characters are looked at one by one.
-        while let Some(next) = super::digits::next_matching(bytes, at, |b| !b.is_ascii()) {
+        // Other bytes are skipped a run at a time; only these are looked at one by one.
+        while let Some(next) = super::digits::next_matching(bytes, at, may_fold) {
             at = next;
-            let Some(c) = text[at..].chars().next() else { break };
-            let next = at + c.len_utf8();
-            let folded = match fold(c) {
-                Fold::Keep => {
-                    at = next;
-                    continue;
-                }
-                Fold::Drop => None,
-                Fold::To(ascii) => Some(ascii),
+            let Some((folded, end)) = read_at(text, at) else {
+                at += text[at..].chars().next().map_or(1, char::len_utf8);
+                continue;
             };
             let out = scan.get_or_insert_with(|| String::with_capacity(text.len()));
             out.push_str(&text[copied..at]);
             out.extend(folded);
-            shifts.push((out.len(), next));
-            copied = next;
-            at = next;
+            shifts.push((out.len(), end));
+            copied = end;
+            at = end;
         }
         match scan {
             None => Self { text: Cow::Borrowed(text), shifts },
@@ -83,6 +85,82 @@ impl<'a> Scan<'a> {
             }
         }
     }
+}
+
+/// What the scan holds for the text at `at` (a character, `%`, or `\`): `None` when it keeps
+/// the text's own bytes, else the character that `at..end` reads as (or none, when dropped).
+fn read_at(text: &str, at: usize) -> Option<(Option<char>, usize)> {
+    let (c, end, spaces) = match text.as_bytes()[at] {
+        b'%' => percent_escape(text.as_bytes(), at).map(|(c, end)| (c, end, false))?,
+        b'\\' => unicode_escape(text.as_bytes(), at).map(|(c, end)| (c, end, true))?,
+        _ => {
+            let c = text[at..].chars().next()?;
+            match fold(c) {
+                Fold::Keep => return None,
+                Fold::Drop => return Some((None, at + c.len_utf8())),
+                Fold::To(ascii) => return Some((Some(ascii), at + c.len_utf8())),
+            }
+        }
+    };
+    let folded = match fold(c) {
+        Fold::Keep => Some(c),
+        Fold::Drop => None,
+        Fold::To(ascii) => Some(ascii),
+    };
+    // An escape that reads as a delimiter stays escaped: decoded, `%2F`, `%23`, `%26` or
+    // `\u0022` would end a URL's userinfo, a query value or a JSON string early, and cut the
+    // secret the context recognizers take whole in two.
+    let keeps_structure = |c: char| {
+        !c.is_ascii() || c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '@' | '+')
+    };
+    folded.is_none_or(|c| keeps_structure(c) || (spaces && c == ' ')).then_some((folded, end))
+}
+
+/// The character that the percent escapes at `at` encode in UTF-8 (`%40`, `%C3%A9`), and where
+/// they end; `None` when they do not make one whole character.
+fn percent_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let byte_at = |at: usize| match bytes.get(at..at + 3)? {
+        [b'%', high, low] => Some(hex_value(*high)? << 4 | hex_value(*low)?),
+        _ => None,
+    };
+    let first = byte_at(at)?;
+    let length = match first {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return None,
+    };
+    let mut encoded = [first, 0, 0, 0];
+    for (index, slot) in encoded.iter_mut().enumerate().take(length).skip(1) {
+        *slot = byte_at(at + 3 * index)?;
+    }
+    let c = std::str::from_utf8(&encoded[..length]).ok()?.chars().next()?;
+    Some((c, at + 3 * length))
+}
+
+/// The character of the `\uXXXX` escape at `at` (or of a surrogate pair of two), and where it
+/// ends; `None` for anything else, a lone surrogate included.
+fn unicode_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let unit_at = |at: usize| match bytes.get(at..at + 6)? {
+        [b'\\', b'u', digits @ ..] => {
+            digits.iter().try_fold(0u32, |unit, &digit| Some(unit << 4 | u32::from(hex_value(digit)?)))
+        }
+        _ => None,
+    };
+    let unit = unit_at(at)?;
+    match unit {
+        0xD800..=0xDBFF => {
+            let low = unit_at(at + 6).filter(|low| (0xDC00..=0xDFFF).contains(low))?;
+            let c = char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))?;
+            Some((c, at + 12))
+        }
+        _ => Some((char::from_u32(unit)?, at + 6)),
+    }
+}
+
+fn hex_value(digit: u8) -> Option<u8> {
+    char::from(digit).to_digit(16).and_then(|value| u8::try_from(value).ok())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -136,5 +214,39 @@ mod tests {
     fn other_unicode_is_kept_borrowed() {
         let scan = Scan::new("Grüße, jürgen@example.de");
         assert!(matches!(scan.text, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn percent_escapes_are_read_as_their_characters() {
+        let text = "john.doe%40example.com j%C3%B6rg %EF%BC%94%2b1";
+        let scan = Scan::new(text);
+        assert_eq!(scan.text(), "john.doe@example.com jörg 4+1");
+        let (from, to) = scan.original(0, "john.doe@example.com".len());
+        assert_eq!(&text[from..to], "john.doe%40example.com");
+        let start = scan.text().find("jörg").expect("found");
+        let (from, to) = scan.original(start, start + "jörg".len());
+        assert_eq!(&text[from..to], "j%C3%B6rg");
+    }
+
+    #[test]
+    fn unicode_escapes_are_read_as_their_characters() {
+        let text = r"4111\u00a01111 j\u00F6rg \ud83d\ude00 \u0040";
+        let scan = Scan::new(text);
+        assert_eq!(scan.text(), "4111 1111 jörg \u{1F600} @");
+        let (from, to) = scan.original(0, "4111 1111".len());
+        assert_eq!(&text[from..to], r"4111\u00a01111");
+    }
+
+    #[test]
+    fn escaped_delimiters_and_broken_escapes_stay_as_written() {
+        for text in [
+            "%2F %23 %26 %3A %3D %3F %20 %22 %25",
+            r"\u0022 \u0026 \u002f \u003a \u003c",
+            r"%zz %4 %C3 %C3%28 %FF %E2%82 \u12 \uzzzz \ud83d x \ude00 \x40",
+            "100% sure, 50%",
+        ] {
+            let scan = Scan::new(text);
+            assert!(matches!(scan.text, Cow::Borrowed(_)), "{text:?} became {:?}", scan.text());
+        }
     }
 }

@@ -4,8 +4,9 @@
 //! and thin (U+2009) spaces group digits; East Asian input gives fullwidth digits; CMSes put soft
 //! hyphens and zero-width spaces into long words; pages obfuscate addresses with numeric
 //! (`&#64;`) or named (`&commat;`) character references; word processors turn hyphens into
-//! U+2011 or U+2212; tools return JSON, both as a value and as serialized text, and describe
-//! their inputs in JSON Schema. Each channel rewrites the planted value (and for HTML escapes
+//! U+2011 or U+2212; tools return JSON, both as a value and as serialized text (Python's
+//! `json.dumps` writes every character outside ASCII as a `\uXXXX` escape), and describe their
+//! inputs in JSON Schema. Each channel rewrites the planted value (and for HTML escapes
 //! the carrier's own `&`), never its meaning.
 
 use policy::RedactionKind;
@@ -20,6 +21,9 @@ pub enum Channel {
     Plain,
     /// Grouping spaces are U+00A0 (`&nbsp;` as `textContent`).
     Nbsp,
+    /// Grouping spaces are U+00A0 and every character outside ASCII is a `\uXXXX` escape, as
+    /// Python's `json.dumps` writes text.
+    JsonEscaped,
     /// Grouping spaces are U+202F (narrow no-break space).
     NarrowNbsp,
     /// Grouping spaces are U+2009 (thin space).
@@ -43,9 +47,10 @@ pub enum Channel {
 }
 
 /// Every channel, in report order.
-pub const ALL: [Channel; 12] = [
+pub const ALL: [Channel; 13] = [
     Channel::Plain,
     Channel::Nbsp,
+    Channel::JsonEscaped,
     Channel::NarrowNbsp,
     Channel::ThinSpace,
     Channel::Fullwidth,
@@ -75,6 +80,7 @@ impl Channel {
         match self {
             Channel::Plain => "plain",
             Channel::Nbsp => "nbsp U+00A0",
+            Channel::JsonEscaped => "json \\u escapes",
             Channel::NarrowNbsp => "narrow nbsp U+202F",
             Channel::ThinSpace => "thin space U+2009",
             Channel::Fullwidth => "fullwidth",
@@ -93,6 +99,7 @@ impl Channel {
         matches!(
             self,
             Channel::Nbsp
+                | Channel::JsonEscaped
                 | Channel::NarrowNbsp
                 | Channel::ThinSpace
                 | Channel::UnicodeDash
@@ -113,7 +120,9 @@ impl Channel {
     /// The kinds whose values this channel can carry in its own way.
     pub fn kinds(self) -> Vec<RedactionKind> {
         match self {
-            Channel::Nbsp | Channel::NarrowNbsp | Channel::ThinSpace => GROUPED_KINDS.to_vec(),
+            Channel::Nbsp | Channel::JsonEscaped | Channel::NarrowNbsp | Channel::ThinSpace => {
+                GROUPED_KINDS.to_vec()
+            }
             Channel::UnicodeDash => vec![RedactionKind::Phone, RedactionKind::Card, RedactionKind::Ssn],
             Channel::Fullwidth => RedactionKind::BUILTIN
                 .into_iter()
@@ -131,6 +140,7 @@ impl Channel {
         planted.text = match self {
             Channel::Plain | Channel::JsonValue | Channel::JsonText | Channel::JsonSchema => text,
             Channel::Nbsp => text.replace(' ', "\u{00A0}"),
+            Channel::JsonEscaped => escape_outside_ascii(&text.replace(' ', "\u{00A0}")),
             Channel::NarrowNbsp => text.replace(' ', "\u{202F}"),
             Channel::ThinSpace => text.replace(' ', "\u{2009}"),
             Channel::Fullwidth => fullwidth(rng, &text),
@@ -151,6 +161,22 @@ impl Channel {
             planted.before.push('\u{00A0}');
         }
     }
+}
+
+/// Every character outside ASCII as `\uXXXX` (a surrogate pair beyond the BMP), as JSON
+/// serializers that keep their output ASCII write it.
+fn escape_outside_ascii(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
 }
 
 /// `&` as `&amp;`, so HTML decoding gives the text back.
