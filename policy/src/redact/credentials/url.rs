@@ -1,6 +1,10 @@
-//! Secrets in URLs: the password of `scheme://user:password@host` (RFC 3986 userinfo), and the
+//! Secrets in URLs: the password of `scheme://user:password@host` (RFC 3986 userinfo), the
 //! secret path of webhook URLs (`https://hooks.slack.com/services/T…/B…/…`,
-//! `https://discord.com/api/webhooks/<id>/<token>`).
+//! `https://discord.com/api/webhooks/<id>/<token>`), and the signature of a signed URL, which
+//! grants its access to whoever holds the URL: Azure's shared access signature (`sig=`), S3's and
+//! Google Cloud Storage's presigned URLs (`X-Amz-Signature=`, `X-Goog-Signature=`) and
+//! CloudFront's signed URLs (`Signature=`). Their other parameters (the AWS key id, a
+//! `X-Amz-Security-Token`) are found by their own recognizers.
 //!
 //! The authority runs from `://` to the first `/`, `?`, `#`, whitespace, quote, `<`, `>` or
 //! backslash; its last `@` ends the userinfo (so a password with a raw `@` is taken whole) and its
@@ -12,6 +16,15 @@
 use super::{placeholder, run};
 
 const MAX_AUTHORITY: usize = 512;
+
+/// How far a URL is read for its query.
+const MAX_URL: usize = 8192;
+
+/// The query parameters whose value is a URL's signature (compared without case).
+const SIGNATURE_PARAMETERS: [&str; 4] = ["sig", "signature", "x-amz-signature", "x-goog-signature"];
+
+/// The shortest signature taken: Azure's is 32 bytes in base64, AWS's and Google's are hex.
+const MIN_SIGNATURE: usize = 16;
 
 /// Handles `://` at `at`; returns where scanning resumes.
 pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -27,6 +40,7 @@ pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Fi
     if at - scheme < 2 || !bytes[scheme].is_ascii_alphabetic() {
         return authority;
     }
+    signature_in_query(text, authority, out);
     let stops =
         |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\' | b'/');
     let end = run(bytes, authority, MAX_AUTHORITY, |b| !stops(b) && b != b'?' && b != b'#');
@@ -51,6 +65,32 @@ pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Fi
     }
     super::secret(out, start, stop);
     start
+}
+
+/// Reports the value of each signature parameter in the query of the URL whose authority starts
+/// at `authority`. The URL ends where prose or markup would end it; its query runs from the first
+/// `?` to a `#`, in parameters split on `&` or `;`.
+fn signature_in_query(text: &str, authority: usize, out: &mut Vec<super::Finding>) {
+    let bytes = text.as_bytes();
+    let url_end = run(bytes, authority, MAX_URL, |b| {
+        !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\')
+    });
+    let Some(query_start) = text[authority..url_end].find('?').map(|index| authority + index + 1) else {
+        return;
+    };
+    let query_end = text[query_start..url_end].find('#').map_or(url_end, |index| query_start + index);
+    let mut start = query_start;
+    for parameter in text[query_start..query_end].split(['&', ';']) {
+        if let Some((name, value)) = parameter.split_once('=')
+            && SIGNATURE_PARAMETERS.iter().any(|wanted| name.eq_ignore_ascii_case(wanted))
+            && value.len() >= MIN_SIGNATURE
+            && !placeholder::is_placeholder(value)
+        {
+            let value_start = start + name.len() + 1;
+            super::secret(out, value_start, value_start + value.len());
+        }
+        start += parameter.len() + 1;
+    }
 }
 
 /// The secret path of a webhook URL whose authority is `authority..end`.

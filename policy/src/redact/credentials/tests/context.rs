@@ -148,3 +148,38 @@ fn hand_written_connection_strings() {
     assert_clean("https://example.com/?email=a:b@c.example.com");
     assert_clean("https://example.com/#section:x@y");
 }
+
+#[test]
+fn signed_urls_lose_their_signature() {
+    // Whoever holds a signed URL holds its access until it expires.
+    let sas = "Zk3%2BqR8sT2vW5xY9zA4bC6dE7fG8hI9jK0lM1nO2pQ3%3D";
+    let blob = format!(
+        "download: https://acct.blob.core.windows.net/c/report.pdf?sv=2022-11-02&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={sas}#page=2 (expires Monday)"
+    );
+    assert_secret(&blob, sas);
+    let signature = chars(81, 64, HEX);
+    let s3 = format!(
+        "GET https://bucket.s3.amazonaws.com/k.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261127T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature={signature} 200"
+    );
+    assert_secret(&s3, &signature);
+    let google =
+        format!("<a href=\"https://storage.googleapis.com/b/o?x-goog-signature={signature}\">file</a>");
+    assert_secret(&google, &signature);
+    let cloudfront = chars(82, 40, BASE64URL);
+    assert_secret(
+        &format!(
+            "https://d111.cloudfront.net/v.mp4?Expires=1767225600;Signature={cloudfront};Key-Pair-Id=K2"
+        ),
+        &cloudfront,
+    );
+    // A short or templated value, a parameter that only ends in `sig`, and a fragment are not
+    // signatures.
+    for text in [
+        "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig=abc",
+        "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig={signature}",
+        "https://example.com/search?nosig=0123456789abcdef0123",
+        "https://example.com/page#sig=0123456789abcdef0123",
+    ] {
+        assert_clean(text);
+    }
+}
