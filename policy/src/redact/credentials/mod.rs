@@ -4,10 +4,11 @@
 //! a secret-named key ([`secret_under_key`]).
 //!
 //! Two literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as `ghp_`
-//! or `AKIA`, `-----BEGIN `, `eyJ`, `://`) and key words (`pass`, `pwd`, `secret`, `token`, `key`,
-//! `auth`, `bearer`, `basic`, and the words for a password of other languages). Ordinary prose matches a trigger only now and then, and a key word with no
-//! separator after its name is dropped after a few byte reads, so text without credentials costs
-//! about two prefilter scans. Each trigger is handed to the recognizer that owns it, which reads
+//! or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`) and key words (`pass`, `pwd`, `secret`,
+//! `token`, `key`, `auth`, `bearer`, `basic`, and the words for a password of other languages).
+//! Ordinary prose matches a trigger only now and then, and a key word with no separator after its
+//! name is dropped after a few byte reads, so text without credentials costs about two prefilter
+//! scans. Each trigger is handed to the recognizer that owns it, which reads
 //! the exact shape by hand and reports:
 //! - a *valid* finding over the secret value only (the password, not `password=`), or
 //! - a *look-alike* over a span that has a credential's shape but is not a live secret (a
@@ -20,6 +21,7 @@
 
 mod assign;
 mod aws;
+mod cookie;
 mod csv;
 mod github;
 mod header;
@@ -49,6 +51,7 @@ const SHAPE_TRIGGERS: &str = concat!(
     r"|github_pat_|gh[pousr]_|gl(?:pat|oas|dt|rtr|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|GR1348941",
     r"|xox[abposre]|xapp-|[srp]k_(?:live|test)_|whsec_|AIza|GOCSPX-|ya29\.|1//0",
     r"|npm_|pypi-AgE|SG\.|sk-(?:proj|svcacct|admin|ant)-|T3BlbkFJ|hf_|dop_v1_|shp(?:at|ss|ca|pa)_",
+    r#"|[Cc]ookie\\?"?:|COOKIE:"#,
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
@@ -121,6 +124,7 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
         b'-' => pem::at_begin(text, start, out),
         b':' => url::at_scheme_separator(text, start, out),
         b'c' if trigger == "curl " => header::curl_user(text, end, out),
+        b'c' | b'C' if trigger.ends_with(':') => cookie::header(text, start, end, out),
         b'e' if trigger == "eyJ" => jwt::at_header(text, start, out),
         b'b' | b'B' if trigger.eq_ignore_ascii_case("basic") => header::basic(text, start, end, out),
         _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),

@@ -183,3 +183,31 @@ fn signed_urls_lose_their_signature() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn session_cookies_in_every_header_form() {
+    let session = chars(83, 32, HEX);
+    let signed = join(&["s%3A", &chars(84, 24, BASE64URL), ".", &chars(85, 27, BASE62)]);
+    assert_eq!(
+        redacted(&format!("Cookie: theme=dark; sessionid={session}; lang=en-US\r\nAccept: */*")),
+        [session.as_str()]
+    );
+    assert_secret(&format!("curl -H 'Cookie: connect.sid={signed}' https://intranet/x"), &signed);
+    assert_secret(&format!("Set-Cookie: JSESSIONID={session}; Path=/; HttpOnly; Max-Age=3600"), &session);
+    assert_secret(&format!("{{\"Cookie\": \"PHPSESSID={session}\"}}"), &session);
+    assert_secret(&format!(r#"{{"log": "headers: {{\"cookie\": \"remember_me={session}\"}}"}}"#), &session);
+    // Any long random value counts, whatever its name; short session ids do too.
+    let random = chars(86, 20, BASE62);
+    assert_secret(&format!("cookie: prefs_v2={random}; theme=dark"), &random);
+    assert_secret("Cookie: sid=Zx9Qw8Er", "Zx9Qw8Er");
+    // Preferences, consent, placeholders and prose stay.
+    for text in [
+        "Cookie: theme=dark; lang=en-US; consent=true; tz=UTC",
+        "Cookie: sessionid=<your session id>",
+        "Set-Cookie: sessionid=; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+        "Fortune cookie: you will be happy",
+        "The cookie: it lasts a year.",
+    ] {
+        assert_clean(text);
+    }
+}
