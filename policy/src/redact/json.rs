@@ -11,7 +11,10 @@
 //! Each string is handed over with the key it is the value of: the nearest enclosing object key,
 //! looking through arrays and through the value keywords, whose strings are values of the property
 //! that holds them (the `default` of a `password` property is a password). Strings with no key
-//! above them have none.
+//! above them have none. An object that pairs a name with a value (`{"name": "DB_PASSWORD",
+//! "value": "…"}` in a Kubernetes env list, `{"Key": "ApiSecret", "Value": "…"}` in AWS
+//! parameters, `{"name": "Authorization", "value": "…"}` in a HAR header list) hands its value
+//! over with that name as its key.
 
 use serde_json::Value;
 
@@ -52,6 +55,7 @@ fn walk(
         }
         Value::Array(items) => items.iter_mut().for_each(|item| walk(item, pass, key, redact)),
         Value::Object(map) => {
+            let paired = pair_name(map);
             for (name, item) in map.iter_mut() {
                 let keyword = VALUE_KEYWORDS.contains(&name.as_str());
                 let inner = match (pass, keyword) {
@@ -59,10 +63,29 @@ fn walk(
                     (Pass::Rest, true) => continue,
                     (other, _) => other,
                 };
-                walk(item, inner, if keyword { key } else { Some(name.as_str()) }, redact);
+                let own_key = match &paired {
+                    Some(paired) if name.eq_ignore_ascii_case("value") => paired.as_str(),
+                    _ => name.as_str(),
+                };
+                walk(item, inner, if keyword { key } else { Some(own_key) }, redact);
             }
         }
         Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// The name an object pairs with its `value` member: the string of its one `name` or `key`
+/// member (any case), when it also has a `value`.
+fn pair_name(map: &serde_json::Map<String, Value>) -> Option<String> {
+    if !map.keys().any(|member| member.eq_ignore_ascii_case("value")) {
+        return None;
+    }
+    let mut names = map
+        .iter()
+        .filter(|(member, _)| member.eq_ignore_ascii_case("name") || member.eq_ignore_ascii_case("key"));
+    match (names.next(), names.next()) {
+        (Some((_, Value::String(name))), None) => Some(name.clone()),
+        _ => None,
     }
 }
 
@@ -124,5 +147,36 @@ mod tests {
         assert_eq!(value["token"], "expired");
         assert_eq!(value["notes"][0], "password reset");
         assert_eq!(counts.values().sum::<usize>(), 3);
+    }
+
+    #[test]
+    fn a_name_paired_with_a_value_is_the_values_key() {
+        let secret = "Zx9Qw8Er7Ty6Ui5Op4As";
+        let session = "8f3a9c2e71b44d0e9a1c5b7f3e2d6a90";
+        let mut value = json!({
+            "env": [{"name": "DB_PASSWORD", "value": secret}, {"name": "DB_HOST", "value": "db"}],
+            "Parameters": [{"Key": "ApiSecret", "Value": secret}],
+            "har": {"headers": [
+                {"name": "Cookie", "value": format!("sessionid={session}; theme=dark")},
+                {"name": "Accept", "value": "text/html"}
+            ]},
+            "req": {"headers": {"cookie": format!("sid={session}"), "set-cookie": format!("auth={session}; Path=/")}},
+            "ambiguous": {"name": "DB_PASSWORD", "key": "x", "value": "kept as it is"}
+        });
+        let mut scope = Placeholders::new();
+        let counts = Redactor::default().redact_json(&mut value, &RedactionSet::builtin(), &mut scope);
+        let text = value.to_string();
+        assert!(!text.contains(secret) && !text.contains(session), "{text}");
+        assert_eq!(counts.values().sum::<usize>(), 5, "{text}");
+        assert_eq!(value["env"][1]["value"], "db");
+        assert_eq!(value["har"]["headers"][1]["value"], "text/html");
+        let cookie = value["har"]["headers"][0]["value"].as_str().unwrap_or_default();
+        assert!(cookie.starts_with("sessionid=[credential ") && cookie.ends_with("; theme=dark"), "{cookie}");
+        let set_cookie = value["req"]["headers"]["set-cookie"].as_str().unwrap_or_default();
+        assert!(
+            set_cookie.starts_with("auth=[credential ") && set_cookie.ends_with("; Path=/"),
+            "{set_cookie}"
+        );
+        assert_eq!(value["ambiguous"]["value"], "kept as it is");
     }
 }

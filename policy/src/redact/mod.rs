@@ -155,12 +155,33 @@ impl Redactor {
                 *counts.entry(RedactionKind::Credentials).or_insert(0) += 1;
                 return Some(scope.issue(&RedactionKind::Credentials, text).to_owned());
             }
-            let redacted = self.redact_in(text, set, scope);
+            let redacted = match key.and_then(credentials::cookie_header) {
+                Some(header) => self.redact_header_value(header, text, set, scope),
+                None => self.redact_in(text, set, scope),
+            };
             let changed = redacted.text != text;
             add_counts(&mut counts, redacted.counts);
             changed.then_some(redacted.text)
         });
         counts
+    }
+
+    /// Redacts `value` as the value of the header line `header` (`Cookie: `): a structured log or
+    /// a HAR file keeps a cookie header's value under its name, where no text shows what it is.
+    /// The header is a constant no recognizer reports, so the redacted line still starts with it.
+    fn redact_header_value(
+        &self,
+        header: &str,
+        value: &str,
+        set: &RedactionSet,
+        scope: &mut Placeholders,
+    ) -> Redacted {
+        let Redacted { text, counts } = self.redact_in(&format!("{header}{value}"), set, scope);
+        match text.strip_prefix(header) {
+            Some(redacted) => Redacted { text: redacted.to_owned(), counts },
+            // Never the case; if it were, the header shown is better than a value not redacted.
+            None => Redacted { text, counts },
+        }
     }
 
     /// Every built-in finding in `text`, settled: the valid ones in text order, in scan offsets.

@@ -55,6 +55,19 @@ pub(super) fn header(text: &str, start: usize, end: usize, out: &mut Vec<super::
     stop
 }
 
+/// The header line that a value stored under the JSON key `key` belongs to, when `key` names a
+/// cookie header (`cookie`, `Set-Cookie`, any case): structured logs and HAR files keep the
+/// header's value under its name.
+pub(crate) fn cookie_header(key: &str) -> Option<&'static str> {
+    if key.eq_ignore_ascii_case("cookie") {
+        Some("Cookie: ")
+    } else if key.eq_ignore_ascii_case("set-cookie") {
+        Some("Set-Cookie: ")
+    } else {
+        None
+    }
+}
+
 /// Whether the cookie `name=value` holds a credential.
 fn is_secret(name: &str, value: &str) -> bool {
     if value.is_empty() || placeholder::is_placeholder(value) {

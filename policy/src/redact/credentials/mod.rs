@@ -38,6 +38,8 @@ mod vendors;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use cookie::cookie_header;
+
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
