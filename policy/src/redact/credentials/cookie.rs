@@ -1,6 +1,6 @@
 //! Cookies in `Cookie:` and `Set-Cookie:` headers (HTTP dumps, logs, curl's `-H 'Cookie: …'`,
-//! JSON `"Cookie": "…"`, also inside JSON text): a session cookie is a bearer credential, and whoever holds it is signed
-//! in until it expires.
+//! JSON `"Cookie": "…"`, also inside JSON text): a session cookie is a bearer credential, and
+//! whoever holds it is signed in until it expires.
 //!
 //! A `Cookie` header holds `name=value` pairs split by `;`; a `Set-Cookie` header holds one pair
 //! and then its attributes (`Path`, `Expires`, `HttpOnly`…), which are never secrets (RFC 6265).

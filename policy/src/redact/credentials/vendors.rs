@@ -178,9 +178,8 @@ pub(super) fn is_placeholder_body(body: &str) -> bool {
         || filler_length(body.as_bytes()) * 2 >= body.len()
 }
 
-/// How many bytes of `body` lie in runs of at least [`FILLER_RUN`] alphanumerics whose
-/// neighbours differ by the same step, 0, +1 or -1, case aside. Runs that meet share a byte,
-/// counted once.
+/// How many bytes of `body` lie in runs of at least `FILLER_RUN` alphanumerics whose neighbours
+/// differ by the same step, 0, +1 or -1, case aside. Runs that meet share a byte, counted once.
 fn filler_length(body: &[u8]) -> usize {
     const FILLER_RUN: usize = 4;
     let lower: Vec<u8> = body.iter().map(u8::to_ascii_lowercase).collect();
