@@ -301,6 +301,11 @@ mod tests {
     }
 
     #[test]
+    fn a_password_after_the_fullwidth_colon_of_cjk_text() {
+        assert_eq!(redact("密码\u{FF1A}Xiatian2024!").text, "密码\u{FF1A}[credential 1]");
+    }
+
+    #[test]
     fn scope_numbers_across_calls_and_restores() {
         let redactor = Redactor::default();
         let set = RedactionSet::builtin();

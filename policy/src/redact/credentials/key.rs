@@ -4,8 +4,9 @@
 //! A name is split into words at `_`, `-`, `.` and camel-case humps, and judged by its last word:
 //! - ends in `password`, `passwd`, `passphrase`, `passcode`, `pwd`, `secret`, `token`, `apikey`
 //!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or in the words for a password of other
-//!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`), or is `pass`, `senha` or
-//!   `passe` (the last word of `mot de passe`): a secret;
+//!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`, `passord`, `пароль`,
+//!   `パスワード`, `密码`, `비밀번호`, `hasło`, `lösenord`…), or is `pass`, `senha` or `passe` (the
+//!   last word of `mot de passe`): a secret;
 //! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
 //!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
 //!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
@@ -28,7 +29,7 @@ pub(super) enum Key {
     Bearer,
 }
 
-const SECRET_ENDINGS: [&str; 13] = [
+const SECRET_ENDINGS: [&str; 14] = [
     "password",
     "passwd",
     "passphrase",
@@ -42,6 +43,27 @@ const SECRET_ENDINGS: [&str; 13] = [
     "wachtwoord",
     "contraseña",
     "contrasena",
+    "passord",
+];
+
+/// The word for a password in languages whose names the key-word triggers leave out, in lower
+/// case: Russian and Ukrainian, Japanese, Chinese (both scripts), Korean, Polish, Swedish,
+/// Danish, Finnish, Turkish, Hungarian, Hebrew, Thai. A name ending in one is a secret's, and the
+/// credential scan looks for them in text with a regex of their own.
+pub(super) const PASSWORD_WORDS: [&str; 13] = [
+    "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
+    "\u{30d1}\u{30b9}\u{30ef}\u{30fc}\u{30c9}",
+    "\u{5bc6}\u{7801}",
+    "\u{5bc6}\u{78bc}",
+    "\u{be44}\u{bc00}\u{bc88}\u{d638}",
+    "has\u{142}o",
+    "l\u{f6}senord",
+    "adgangskode",
+    "salasana",
+    "\u{15f}ifre",
+    "jelsz\u{f3}",
+    "\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}",
+    "\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
 ];
 
 /// Whole last words that name a password (`senha` alone: `resenha` is a review).
@@ -112,9 +134,7 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     }
     let (&last, earlier) = words.split_last()?;
     let stem = last.trim_end_matches(|c: char| c.is_ascii_digit());
-    let names_secret = |word: &str| {
-        SECRET_WORDS.contains(&word) || SECRET_ENDINGS.iter().any(|ending| word.ends_with(ending))
-    };
+    let names_secret = |word: &str| SECRET_WORDS.contains(&word) || ends_in_secret(word);
     let last = if stem.len() < last.len() && names_secret(stem) { stem } else { last };
     if last == "authorization" {
         return Some(Key::Authorization);
@@ -125,7 +145,7 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
         return None;
     }
-    if SECRET_WORDS.contains(&last) || SECRET_ENDINGS.iter().any(|ending| last.ends_with(ending)) {
+    if SECRET_WORDS.contains(&last) || ends_in_secret(last) {
         return Some(Key::Secret { weak: false });
     }
     if last == "auth" {
@@ -140,6 +160,11 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     }
     let stem = last.strip_suffix("key")?;
     KEY_QUALIFIERS.iter().any(|qualifier| stem.ends_with(qualifier)).then_some(Key::Secret { weak: false })
+}
+
+/// Whether `word` (lower case) ends in a word that names a secret.
+fn ends_in_secret(word: &str) -> bool {
+    SECRET_ENDINGS.iter().chain(&PASSWORD_WORDS).any(|ending| word.ends_with(ending))
 }
 
 /// The byte ranges of the words of `name`: split at `_`, `-`, `.`, `:` and camel-case humps

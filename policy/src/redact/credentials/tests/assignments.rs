@@ -163,3 +163,44 @@ fn carriers_of_assignments() {
         assert_eq!(redacted(text), [secret], "{carrier}: {text:?}");
     }
 }
+
+#[test]
+fn the_word_for_a_password_in_more_languages() {
+    // Russian and Ukrainian, Japanese, Chinese (both scripts), Korean, Polish, Swedish, Danish,
+    // Norwegian, Finnish, Turkish, Hungarian, Hebrew, Thai: in key-value form, in the cases each
+    // script has, and as a JSON key.
+    let secret = "Leto2024!x";
+    for name in [
+        "пароль",
+        "Пароль",
+        "ПАРОЛЬ",
+        "DB_ПАРОЛЬ",
+        "パスワード",
+        "密码",
+        "密碼",
+        "비밀번호",
+        "hasło",
+        "Hasło",
+        "HASŁO",
+        "lösenord",
+        "Lösenord",
+        "adgangskode",
+        "passord",
+        "Salasana",
+        "şifre",
+        "Şifre",
+        "jelszó",
+        "JELSZÓ",
+        "סיסמה",
+        "รหัสผ่าน",
+    ] {
+        assert_secret(&format!("{name}: {secret}"), secret);
+        assert_secret(&format!("{name}={secret}"), secret);
+        assert_secret(&format!("{{\"{name}\": \"{secret}\"}}"), secret);
+    }
+    // The words in a sentence, with no value after them, name nothing.
+    for text in ["Введите пароль ниже.", "パスワードを忘れた場合はこちら", "Zapomniałeś hasła? Podaj hasło."]
+    {
+        assert_clean(text);
+    }
+}
