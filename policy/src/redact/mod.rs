@@ -301,6 +301,19 @@ mod tests {
     }
 
     #[test]
+    fn numbers_written_in_the_digits_of_other_scripts() {
+        // Arabic-Indic digits in an Arabic page, Devanagari in a Hindi one.
+        let out = redact(
+            "رقم البطاقة \u{664}\u{661}\u{661}\u{661} \u{661}\u{661}\u{661}\u{661} \u{661}\u{661}\u{661}\u{661} \u{661}\u{661}\u{661}\u{661} شكرا",
+        );
+        assert_eq!(out.text, "رقم البطاقة [card 1] شكرا");
+        let out = redact(
+            "फ़ोन: +\u{96F}\u{967} \u{96F}\u{96E}\u{96D}\u{96C}\u{96B} \u{96A}\u{969}\u{968}\u{967}\u{966}",
+        );
+        assert_eq!(out.text, "फ़ोन: [phone 1]");
+    }
+
+    #[test]
     fn a_password_after_the_fullwidth_colon_of_cjk_text() {
         assert_eq!(redact("密码\u{FF1A}Xiatian2024!").text, "密码\u{FF1A}[credential 1]");
     }

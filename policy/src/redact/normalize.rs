@@ -7,6 +7,8 @@
 //! - every Unicode space separator (U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000) is a space;
 //! - every dash (U+2010–U+2015, U+2212, U+FE58, U+FE63, U+FF0D) is `-`;
 //! - the fullwidth forms U+FF01–U+FF5E are their ASCII characters (digits, letters, `+`, `@`…);
+//! - every other decimal digit is its ASCII digit: Arabic-Indic `٤١١١`, Persian `۴`, Devanagari
+//!   `४`, Bengali, Thai, mathematical bold `𝟒`… (Unicode's category Nd);
 //! - soft hyphens and zero-width characters (U+00AD, U+200B–U+200D, U+2060, U+FEFF) are dropped;
 //! - a URL's percent escapes (`john.doe%40example.com`, `%EF%BC%94`) and the `\uXXXX` escapes
 //!   of JSON and JavaScript text (`j\u00f6rg@example.de`, `4111\u00a01111`, a surrogate pair as
@@ -163,6 +165,25 @@ fn hex_value(digit: u8) -> Option<u8> {
     char::from(digit).to_digit(16).and_then(|value| u8::try_from(value).ok())
 }
 
+/// The zero of every run of ten decimal digits outside ASCII (Unicode's general category Nd, as
+/// of Unicode 14; the fullwidth digits are folded with the other fullwidth forms), ascending.
+/// Each run holds its script's 0 to 9 in order.
+const DIGIT_ZEROS: [u32; 64] = [
+    0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0,
+    0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50,
+    0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136,
+    0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50,
+    0x11DA0, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0,
+    0x1E950, 0x1FBF0,
+];
+
+/// The ASCII digit that a decimal digit of another script (`٤`, `४`, `𝟒`) stands for.
+fn decimal_digit(c: char) -> Option<char> {
+    let code = u32::from(c);
+    let index = DIGIT_ZEROS.partition_point(|&zero| zero <= code).checked_sub(1)?;
+    char::from_digit(code - DIGIT_ZEROS[index], 10)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Fold {
     Keep,
@@ -178,7 +199,7 @@ fn fold(c: char) -> Fold {
         '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => Fold::To('-'),
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFF01 + 0x21).map_or(Fold::Keep, Fold::To),
         '\u{00AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => Fold::Drop,
-        _ => Fold::Keep,
+        _ => decimal_digit(c).map_or(Fold::Keep, Fold::To),
     }
 }
 
@@ -247,6 +268,23 @@ mod tests {
         ] {
             let scan = Scan::new(text);
             assert!(matches!(scan.text, Cow::Borrowed(_)), "{text:?} became {:?}", scan.text());
+        }
+    }
+
+    #[test]
+    fn decimal_digits_of_every_script_are_ascii_digits() {
+        let text =
+            "\u{664}\u{661}\u{661}\u{661} \u{6F4}\u{6F0} \u{96A}\u{969} \u{E54} \u{1D7D2}\u{1D7CF} \u{1FBF9}";
+        assert_eq!(Scan::new(text).text(), "4111 40 43 4 41 9");
+        // Every zero starts a run of ten, and nothing outside the runs is a digit.
+        for zero in DIGIT_ZEROS {
+            for value in 0..10 {
+                let digit = char::from_u32(zero + value).expect("a character");
+                assert_eq!(decimal_digit(digit), char::from_digit(value, 10), "{digit:?}");
+            }
+        }
+        for other in ['\u{65F}', '\u{66A}', '\u{970}', '\u{1D7CD}', 'é', '\u{4E00}'] {
+            assert_eq!(decimal_digit(other), None, "{other:?}");
         }
     }
 }
