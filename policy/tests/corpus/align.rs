@@ -36,6 +36,10 @@ pub fn fold(c: char) -> Option<char> {
         '\u{00A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => Some(' '),
         '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => Some('-'),
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0),
+        // Arabic-Indic, Persian and Devanagari digits (the native-digits channel).
+        '\u{0660}'..='\u{0669}' => char::from_u32(u32::from(c) - 0x0660 + 0x30),
+        '\u{06F0}'..='\u{06F9}' => char::from_u32(u32::from(c) - 0x06F0 + 0x30),
+        '\u{0966}'..='\u{096F}' => char::from_u32(u32::from(c) - 0x0966 + 0x30),
         '\u{00AD}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => None,
         _ => Some(c),
     }

@@ -2,7 +2,8 @@
 //!
 //! Browsers hand over `textContent`, where `&nbsp;` is U+00A0 and typographers' narrow (U+202F)
 //! and thin (U+2009) spaces group digits; East Asian input gives fullwidth digits; CMSes put soft
-//! hyphens and zero-width spaces into long words; pages obfuscate addresses with numeric
+//! hyphens and zero-width spaces into long words; Arabic, Persian and Hindi pages write numbers in
+//! their own digits; pages obfuscate addresses with numeric
 //! (`&#64;`) or named (`&commat;`) character references; word processors turn hyphens into
 //! U+2011 or U+2212; tools return JSON, both as a value and as serialized text (Python's
 //! `json.dumps` writes every character outside ASCII as a `\uXXXX` escape), and describe their
@@ -30,6 +31,8 @@ pub enum Channel {
     ThinSpace,
     /// Digits (and often letters and symbols) in fullwidth forms U+FF01–U+FF5E.
     Fullwidth,
+    /// Digits in Arabic-Indic (U+0660), Persian (U+06F0) or Devanagari (U+0966) digits.
+    NativeDigits,
     /// Soft hyphens and zero-width characters inside the value.
     Invisible,
     /// HTML numeric character references (`&#52;`, `&#x34;`).
@@ -47,13 +50,14 @@ pub enum Channel {
 }
 
 /// Every channel, in report order.
-pub const ALL: [Channel; 13] = [
+pub const ALL: [Channel; 14] = [
     Channel::Plain,
     Channel::Nbsp,
     Channel::JsonEscaped,
     Channel::NarrowNbsp,
     Channel::ThinSpace,
     Channel::Fullwidth,
+    Channel::NativeDigits,
     Channel::Invisible,
     Channel::HtmlNumeric,
     Channel::HtmlNamed,
@@ -84,6 +88,7 @@ impl Channel {
             Channel::NarrowNbsp => "narrow nbsp U+202F",
             Channel::ThinSpace => "thin space U+2009",
             Channel::Fullwidth => "fullwidth",
+            Channel::NativeDigits => "native digits",
             Channel::Invisible => "soft hyphen / zwsp",
             Channel::HtmlNumeric => "html &#NN;",
             Channel::HtmlNamed => "html &name;",
@@ -103,6 +108,7 @@ impl Channel {
                 | Channel::NarrowNbsp
                 | Channel::ThinSpace
                 | Channel::UnicodeDash
+                | Channel::NativeDigits
                 | Channel::HtmlNamed
         )
     }
@@ -124,6 +130,13 @@ impl Channel {
                 GROUPED_KINDS.to_vec()
             }
             Channel::UnicodeDash => vec![RedactionKind::Phone, RedactionKind::Card, RedactionKind::Ssn],
+            Channel::NativeDigits => vec![
+                RedactionKind::Phone,
+                RedactionKind::Card,
+                RedactionKind::Ssn,
+                RedactionKind::DeTaxId,
+                RedactionKind::FrNir,
+            ],
             Channel::Fullwidth => RedactionKind::BUILTIN
                 .into_iter()
                 .filter(|k| {
@@ -144,6 +157,15 @@ impl Channel {
             Channel::NarrowNbsp => text.replace(' ', "\u{202F}"),
             Channel::ThinSpace => text.replace(' ', "\u{2009}"),
             Channel::Fullwidth => fullwidth(rng, &text),
+            Channel::NativeDigits => {
+                let zero = *rng.pick(&[0x0660, 0x06F0, 0x0966]);
+                text.chars()
+                    .map(|c| match c.to_digit(10) {
+                        Some(value) => char::from_u32(zero + value).unwrap_or(c),
+                        None => c,
+                    })
+                    .collect()
+            }
             Channel::Invisible => invisible(rng, &text),
             Channel::HtmlNumeric => numeric_refs(rng, &text, planted.kind == RedactionKind::Credentials),
             Channel::HtmlNamed => named_refs(&text),
