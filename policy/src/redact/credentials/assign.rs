@@ -74,6 +74,10 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             else {
                 return name_end;
             };
+            let (value, strong) = match value::block_scalar(text, name_start, value) {
+                Some(block) => (block, true),
+                None => (value, strong),
+            };
             let written = value.text(text);
             if written.contains("EXAMPLE") && written.len() >= 16 && !written.contains(' ') {
                 // A vendor's documented example (`wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`).

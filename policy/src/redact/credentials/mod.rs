@@ -55,6 +55,7 @@ const SHAPE_TRIGGERS: &str = concat!(
     r"|xox[abposre]|xapp-|[srp]k_(?:live|test)_|whsec_|AIza|GOCSPX-|ya29\.|1//0",
     r"|npm_|pypi-AgE|SG\.|sk-(?:proj|svcacct|admin|ant)-|T3BlbkFJ|hf_|dop_v1_|shp(?:at|ss|ca|pa)_",
     r#"|[Cc]ookie\\?"?:|COOKIE:"#,
+    "|AGE-SECRET-KEY-1",
 );
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):

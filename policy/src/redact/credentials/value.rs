@@ -73,6 +73,43 @@ fn closing_quote(bytes: &[u8], from: usize, quote: u8, escapes: usize) -> Option
     None
 }
 
+/// The content of a YAML block scalar (`password: |` or `>-`, the secret on the lines below, as
+/// Kubernetes and Helm values write long or multi-line secrets): when the bare value `indicator`
+/// is a block indicator ending its line, the lines after it indented deeper than the line of
+/// `name_start`, from the first one's first character to the last one's end. `None` otherwise.
+pub(super) fn block_scalar(text: &str, name_start: usize, indicator: Value) -> Option<Value> {
+    let written = indicator.text(text).as_bytes();
+    let is_indicator = matches!(written.first(), Some(b'|' | b'>'))
+        && written.len() <= 3
+        && written[1..].iter().all(|b| matches!(b, b'-' | b'+' | b'1'..=b'9'));
+    if indicator.quoted || !is_indicator {
+        return None;
+    }
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |index| from + index);
+    let rest_of_line = text[indicator.end..line_end(indicator.end)].trim();
+    if !rest_of_line.is_empty() && !rest_of_line.starts_with('#') {
+        return None;
+    }
+    let indent = |line: &str| line.len() - line.trim_start_matches(' ').len();
+    let key_line = text[..name_start].rfind('\n').map_or(0, |index| index + 1);
+    let key_indent = indent(&text[key_line..name_start]);
+    let (mut start, mut end) = (None, 0);
+    let mut at = line_end(indicator.end) + 1;
+    while at < text.len() && at - indicator.end <= MAX_VALUE {
+        let next = line_end(at);
+        let line = &text[at..next];
+        if !line.trim().is_empty() {
+            if indent(line) <= key_indent {
+                break;
+            }
+            start.get_or_insert(at + indent(line));
+            end = at + line.trim_end().len();
+        }
+        at = next + 1;
+    }
+    Some(Value { start: start?, end, quoted: true })
+}
+
 /// A bare value from `at`.
 fn read_bare(text: &str, at: usize) -> Option<Value> {
     let bytes = text.as_bytes();

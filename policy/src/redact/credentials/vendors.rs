@@ -14,12 +14,17 @@
 //!   20 + `T3BlbkFJ` + 20.
 //! - Hugging Face `hf_` + 34 base62; DigitalOcean `dop_v1_` + 64 hex; Shopify `shpat_` `shpss_`
 //!   `shpca_` `shppa_` + 32 hex.
+//! - age (file encryption) identities: `AGE-SECRET-KEY-1` + 58 characters of bech32's alphabet,
+//!   upper case.
 //!
 //! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
 //! and a body that is a placeholder (`EXAMPLE`, a masked `***`, one repeated character, or mostly
 //! runs such as `xxxx`, `123456` or `abcdef`; see [`is_placeholder_body`]).
 
 use super::{is_base64url, run, starts_word};
+
+/// The 32 characters of bech32's data part, upper case (BIP 173).
+const BECH32_UPPER: &[u8] = b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
 
 /// Secret keys printed in Stripe's public documentation.
 const STRIPE_DOC_KEYS: [&str; 4] = [
@@ -65,6 +70,7 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
         "SG." => sendgrid(bytes, end),
         "hf_" => exact(bytes, end, 34, alphanumeric),
         "dop_v1_" => exact(bytes, end, 64, hex),
+        "AGE-SECRET-KEY-1" => exact(bytes, end, 58, |b| BECH32_UPPER.contains(&b)),
         _ if prefix.starts_with("shp") => exact(bytes, end, 32, hex),
         _ if prefix.starts_with("sk-") => found(at_least(bytes, end, 40, is_base64url), end),
         _ => (end, None),

@@ -204,3 +204,22 @@ fn the_word_for_a_password_in_more_languages() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn yaml_block_scalars_hold_their_secret_on_the_lines_below() {
+    assert_secret("db:\n  password: |\n    S3cr3tPw9!\n  host: db\n", "S3cr3tPw9!");
+    assert_secret("db:\n  password: >-\n    S3cr3tPw9!\r\n  host: db\r\n", "S3cr3tPw9!");
+    assert_secret(
+        "signing:\n  passphrase: |2 # rotated monthly\n\n    correct horse\n    battery staple\nnext: 1",
+        "correct horse\n    battery staple",
+    );
+    for text in [
+        "password: |\nnext: value\n",
+        "  password: |\n  host: db\n",
+        "password: |\n  ${DB_PASSWORD}\n",
+        "description: |\n  Your password must have 12 characters.\n",
+        "password: | and more\n",
+    ] {
+        assert_clean(text);
+    }
+}

@@ -279,3 +279,12 @@ fn a_run_inside_a_random_token_does_not_make_it_a_placeholder() {
         assert_look_alike_everywhere(&placeholder);
     }
 }
+
+#[test]
+fn age_identities() {
+    let key = join(&["AGE-SECRET-", "KEY-1", &chars(26, 58, b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")]);
+    assert_token_everywhere(&key);
+    assert_look_alike_everywhere(&join(&["AGE-SECRET-", "KEY-1", &"Q".repeat(58)]));
+    // Another length is no age identity.
+    assert_clean(&join(&["AGE-SECRET-", "KEY-1", &chars(27, 20, b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")]));
+}
