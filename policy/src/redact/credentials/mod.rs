@@ -8,7 +8,7 @@
 //! `token`, `key`, `auth`, `bearer`, `basic`, and the words for a password of other languages),
 //! and the word for a password in the languages the key words leave out (`пароль`, `パスワード`…).
 //! Ordinary prose matches a trigger only now and then, and a key word with no separator after its
-//! name is dropped after a few byte reads, so text without credentials costs about two prefilter
+//! name is dropped after a few byte reads, so text without credentials costs about three prefilter
 //! scans. Each trigger is handed to the recognizer that owns it, which reads
 //! the exact shape by hand and reports:
 //! - a *valid* finding over the secret value only (the password, not `password=`), or
