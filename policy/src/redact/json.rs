@@ -14,18 +14,32 @@
 //! above them have none. An object that pairs a name with a value (`{"name": "DB_PASSWORD",
 //! "value": "…"}` in a Kubernetes env list, `{"Key": "ApiSecret", "Value": "…"}` in AWS
 //! parameters, `{"name": "Authorization", "value": "…"}` in a HAR header list) hands its value
-//! over with that name as its key.
+//! over with that name as its key; when the object is a cookie (an item of a `cookies` list, as
+//! HAR files and browser automation print them, or one with cookie attributes such as `httpOnly`),
+//! its value is handed over as that cookie's.
 
 use serde_json::Value;
 
 /// JSON Schema keywords whose strings are values the page expects back verbatim.
 const VALUE_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
 
+/// Members that only a cookie object has (compared without case).
+const COOKIE_ATTRIBUTES: [&str; 4] = ["httponly", "samesite", "domain", "expires"];
+
+/// What a string is the value of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Key<'a> {
+    /// The nearest enclosing object key, or the name an object pairs with its value (see above).
+    Name(&'a str),
+    /// The value of the cookie with this name.
+    Cookie(&'a str),
+}
+
 /// Calls `redact` with the key (see above) and the text of every string in `value`, value
 /// keywords first; a `Some` answer replaces the string.
 pub(super) fn redact_strings(
     value: &mut Value,
-    redact: &mut dyn FnMut(Option<&str>, &str) -> Option<String>,
+    redact: &mut dyn FnMut(Option<Key<'_>>, &str) -> Option<String>,
 ) {
     walk(value, Pass::Values, None, redact);
     walk(value, Pass::Rest, None, redact);
@@ -44,8 +58,8 @@ enum Pass {
 fn walk(
     value: &mut Value,
     pass: Pass,
-    key: Option<&str>,
-    redact: &mut dyn FnMut(Option<&str>, &str) -> Option<String>,
+    key: Option<Key<'_>>,
+    redact: &mut dyn FnMut(Option<Key<'_>>, &str) -> Option<String>,
 ) {
     match value {
         Value::String(text) if pass != Pass::Values => {
@@ -56,6 +70,11 @@ fn walk(
         Value::Array(items) => items.iter_mut().for_each(|item| walk(item, pass, key, redact)),
         Value::Object(map) => {
             let paired = pair_name(map);
+            let in_cookie_list = matches!(key, Some(Key::Name(list)) if list.eq_ignore_ascii_case("cookies"));
+            let cookie = in_cookie_list
+                || map.keys().any(|member| {
+                    COOKIE_ATTRIBUTES.iter().any(|attribute| member.eq_ignore_ascii_case(attribute))
+                });
             for (name, item) in map.iter_mut() {
                 let keyword = VALUE_KEYWORDS.contains(&name.as_str());
                 let inner = match (pass, keyword) {
@@ -64,8 +83,9 @@ fn walk(
                     (other, _) => other,
                 };
                 let own_key = match &paired {
-                    Some(paired) if name.eq_ignore_ascii_case("value") => paired.as_str(),
-                    _ => name.as_str(),
+                    Some(paired) if name.eq_ignore_ascii_case("value") && cookie => Key::Cookie(paired),
+                    Some(paired) if name.eq_ignore_ascii_case("value") => Key::Name(paired),
+                    _ => Key::Name(name),
                 };
                 walk(item, inner, if keyword { key } else { Some(own_key) }, redact);
             }
@@ -178,5 +198,28 @@ mod tests {
             "{set_cookie}"
         );
         assert_eq!(value["ambiguous"]["value"], "kept as it is");
+    }
+
+    #[test]
+    fn a_cookie_object_hands_over_its_value_as_the_cookies() {
+        // HAR's cookie lists and what browser automation prints for a page's cookies.
+        let session = "8f3a9c2e71b44d0e9a1c5b7f3e2d6a90";
+        let mut value = json!({
+            "request": {"cookies": [{"name": "sessionid", "value": session}, {"name": "theme", "value": "dark"}]},
+            "page_cookies": [
+                {"name": "JSESSIONID", "value": session, "domain": "intranet.corp", "httpOnly": true},
+                {"name": "lang", "value": "en-US", "domain": "intranet.corp", "httpOnly": false}
+            ],
+            "settings": [{"name": "session_timeout", "value": "30"}]
+        });
+        let counts =
+            Redactor::default().redact_json(&mut value, &RedactionSet::builtin(), &mut Placeholders::new());
+        let text = value.to_string();
+        assert!(!text.contains(session), "{text}");
+        assert_eq!(counts.values().sum::<usize>(), 2, "{text}");
+        assert_eq!(value["request"]["cookies"][1]["value"], "dark");
+        assert_eq!(value["page_cookies"][1]["value"], "en-US");
+        assert_eq!(value["request"]["cookies"][0]["name"], "sessionid");
+        assert_eq!(value["settings"][0]["value"], "30");
     }
 }

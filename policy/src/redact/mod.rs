@@ -151,13 +151,20 @@ impl Redactor {
         let mut counts = Counts::new();
         let keys = set.contains(&RedactionKind::Credentials);
         json::redact_strings(value, &mut |key, text| {
-            if keys && key.is_some_and(|key| credentials::secret_under_key(key, text)) {
+            let name = match key {
+                Some(json::Key::Name(name)) => Some(name),
+                _ => None,
+            };
+            if keys && name.is_some_and(|name| credentials::secret_under_key(name, text)) {
                 *counts.entry(RedactionKind::Credentials).or_insert(0) += 1;
                 return Some(scope.issue(&RedactionKind::Credentials, text).to_owned());
             }
-            let redacted = match key.and_then(credentials::cookie_header) {
-                Some(header) => self.redact_header_value(header, text, set, scope),
-                None => self.redact_in(text, set, scope),
+            let redacted = match (key, name.and_then(credentials::cookie_header)) {
+                (Some(json::Key::Cookie(cookie)), _) => {
+                    self.redact_header_value(&format!("Cookie: {cookie}="), text, set, scope)
+                }
+                (_, Some(header)) => self.redact_header_value(header, text, set, scope),
+                _ => self.redact_in(text, set, scope),
             };
             let changed = redacted.text != text;
             add_counts(&mut counts, redacted.counts);
@@ -166,9 +173,10 @@ impl Redactor {
         counts
     }
 
-    /// Redacts `value` as the value of the header line `header` (`Cookie: `): a structured log or
-    /// a HAR file keeps a cookie header's value under its name, where no text shows what it is.
-    /// The header is a constant no recognizer reports, so the redacted line still starts with it.
+    /// Redacts `value` as what follows `header` on a header line (`Cookie: `, `Cookie: sid=`): a
+    /// structured log or a HAR file keeps a cookie header's value under its name, and a cookie's
+    /// value beside its name, where no text shows what they are. No recognizer reports the header,
+    /// so the redacted line still starts with it.
     fn redact_header_value(
         &self,
         header: &str,
