@@ -70,11 +70,12 @@ fn walk(
         Value::Array(items) => items.iter_mut().for_each(|item| walk(item, pass, key, redact)),
         Value::Object(map) => {
             let paired = pair_name(map);
-            let in_cookie_list = matches!(key, Some(Key::Name(list)) if list.eq_ignore_ascii_case("cookies"));
-            let cookie = in_cookie_list
-                || map.keys().any(|member| {
-                    COOKIE_ATTRIBUTES.iter().any(|attribute| member.eq_ignore_ascii_case(attribute))
-                });
+            // Only an object that pairs a name with a value can be a cookie.
+            let cookie = paired.is_some()
+                && (matches!(key, Some(Key::Name(list)) if list.eq_ignore_ascii_case("cookies"))
+                    || map.keys().any(|member| {
+                        COOKIE_ATTRIBUTES.iter().any(|attribute| member.eq_ignore_ascii_case(attribute))
+                    }));
             for (name, item) in map.iter_mut() {
                 let keyword = VALUE_KEYWORDS.contains(&name.as_str());
                 let inner = match (pass, keyword) {

@@ -92,22 +92,20 @@ impl<'a> Scan<'a> {
 /// What the scan holds for the text at `at` (a character, `%`, or `\`): `None` when it keeps
 /// the text's own bytes, else the character that `at..end` reads as (or none, when dropped).
 fn read_at(text: &str, at: usize) -> Option<(Option<char>, usize)> {
-    let (c, end, spaces) = match text.as_bytes()[at] {
-        b'%' => percent_escape(text.as_bytes(), at).map(|(c, end)| (c, end, false))?,
-        b'\\' => unicode_escape(text.as_bytes(), at).map(|(c, end)| (c, end, true))?,
-        _ => {
-            let c = text[at..].chars().next()?;
-            match fold(c) {
-                Fold::Keep => return None,
-                Fold::Drop => return Some((None, at + c.len_utf8())),
-                Fold::To(ascii) => return Some((Some(ascii), at + c.len_utf8())),
-            }
-        }
+    // The character read, where it ends, and for an escape whether it may stand for a space.
+    let (c, end, escape) = match text.as_bytes()[at] {
+        b'%' => percent_escape(text.as_bytes(), at).map(|(c, end)| (c, end, Some(false)))?,
+        b'\\' => unicode_escape(text.as_bytes(), at).map(|(c, end)| (c, end, Some(true)))?,
+        _ => text[at..].chars().next().map(|c| (c, at + c.len_utf8(), None))?,
     };
     let folded = match fold(c) {
+        Fold::Keep if escape.is_none() => return None,
         Fold::Keep => Some(c),
         Fold::Drop => None,
         Fold::To(ascii) => Some(ascii),
+    };
+    let Some(spaces) = escape else {
+        return Some((folded, end));
     };
     // An escape that reads as a delimiter stays escaped: decoded, `%2F`, `%23`, `%26` or
     // `\u0022` would end a URL's userinfo, a query value or a JSON string early, and cut the

@@ -30,9 +30,9 @@ pub(super) fn header(text: &str, start: usize, end: usize, out: &mut Vec<super::
     let set_cookie = start >= 4 && text[start - 4..start].eq_ignore_ascii_case("set-");
     let mut at = run(bytes, end, 8, |b| b == b' ' || b == b'\t');
     // A JSON value opens with a quote (escaped inside JSON text).
-    let quoted = bytes.get(run(bytes, at, 4, |b| b == b'\\')) == Some(&b'"');
-    if quoted {
-        at = run(bytes, at, 4, |b| b == b'\\') + 1;
+    let quote = run(bytes, at, 4, |b| b == b'\\');
+    if bytes.get(quote) == Some(&b'"') {
+        at = quote + 1;
     }
     let stop = run(bytes, at, 8192, |b| !matches!(b, b'\r' | b'\n' | b'"' | b'\'' | b'\\' | b'<' | b'`'));
     let mut pair_start = at;

@@ -188,21 +188,20 @@ pub(super) fn is_placeholder_body(body: &str) -> bool {
 /// differ by the same step, 0, +1 or -1, case aside. Runs that meet share a byte, counted once.
 fn filler_length(body: &[u8]) -> usize {
     const FILLER_RUN: usize = 4;
-    let lower: Vec<u8> = body.iter().map(u8::to_ascii_lowercase).collect();
     let step = |at: usize| -> Option<i16> {
-        let (a, b) = (lower[at], lower[at + 1]);
+        let (a, b) = (body[at].to_ascii_lowercase(), body[at + 1].to_ascii_lowercase());
         let step = i16::from(b) - i16::from(a);
         (a.is_ascii_alphanumeric() && b.is_ascii_alphanumeric() && step.abs() <= 1).then_some(step)
     };
     let (mut filler, mut counted_to) = (0, 0);
     let mut at = 0;
-    while at + 1 < lower.len() {
+    while at + 1 < body.len() {
         let Some(first) = step(at) else {
             at += 1;
             continue;
         };
         let mut end = at + 1;
-        while end + 1 < lower.len() && step(end) == Some(first) {
+        while end + 1 < body.len() && step(end) == Some(first) {
             end += 1;
         }
         // The run is `at..=end`.
