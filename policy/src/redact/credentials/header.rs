@@ -129,33 +129,9 @@ pub(super) fn basic(text: &str, start: usize, end: usize, out: &mut Vec<super::F
     end
 }
 
-/// `curl … -u user:password …` / `--user user:password`: the password, on the command's line.
-pub(super) fn curl_user(text: &str, command_end: usize, out: &mut Vec<super::Finding>) -> usize {
-    let bytes = text.as_bytes();
-    // From the space after `curl`, so a flag right after it is found like any other.
-    let from = command_end - 1;
-    let window = &text[from..super::floor_boundary(text, from + 2048)];
-    let command = window.split(['\n', '\r']).next().unwrap_or_default();
-    let command = command.split("\\n").next().unwrap_or_default();
-    let Some(flag_end) = [" -u ", " --user ", " --user="]
-        .iter()
-        .find_map(|flag| command.find(flag).map(|index| from + index + flag.len()))
-    else {
-        return command_end;
-    };
-    let Some(user) = value::read(text, run(bytes, flag_end, 8, |b| b == b' ')) else {
-        return flag_end;
-    };
-    let Some(colon) = user.text(text).find(':').map(|index| user.start + index) else {
-        return user.end;
-    };
-    report(text, colon + 1, user.end, 1, out);
-    colon + 1
-}
-
 /// Reports `start..end`, without a closing bracket it does not open (`(Authorization: Bearer
 /// $TOKEN)`), unless it is shorter than `min` or a placeholder.
-fn report(text: &str, start: usize, mut end: usize, min: usize, out: &mut Vec<super::Finding>) {
+pub(super) fn report(text: &str, start: usize, mut end: usize, min: usize, out: &mut Vec<super::Finding>) {
     for (open, close) in [('(', ')'), ('[', ']')] {
         while text[start..end].ends_with(close)
             && text[start..end].matches(open).count() < text[start..end].matches(close).count()

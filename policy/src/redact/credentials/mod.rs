@@ -22,6 +22,7 @@
 
 mod assign;
 mod aws;
+mod cli;
 mod cookie;
 mod csv;
 mod github;
@@ -50,7 +51,7 @@ use super::kind::RedactionKind;
 
 /// Triggers of shapes: vendor prefixes, PEM, JWT and URL markers (case-sensitive, rare in prose).
 const SHAPE_TRIGGERS: &str = concat!(
-    r"-----BEGIN |eyJ|://|curl |A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)",
+    r"-----BEGIN |eyJ|://|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)",
     r"|github_pat_|gh[pousr]_|gl(?:pat|oas|dt|rtr|rt|cbt|ptt|ft|imt|agent|soat|ffct)-|GR1348941",
     r"|xox[abposre]|xapp-|[srp]k_(?:live|test)_|whsec_|AIza|GOCSPX-|ya29\.|1//0",
     r"|npm_|pypi-AgE|SG\.|sk-(?:proj|svcacct|admin|ant)-|T3BlbkFJ|hf_|dop_v1_|shp(?:at|ss|ca|pa)_",
@@ -98,6 +99,9 @@ const KEYWORDS_FOLDED: [&str; 11] = [
     "kennwort",
 ];
 
+/// The index of the command-line triggers among the sets `find` walks.
+const COMMAND_SET: usize = 3;
+
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     RegexBuilder::new(SHAPE_TRIGGERS).dfa_size_limit(4 << 20).build().expect("shape triggers are valid")
@@ -105,10 +109,12 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
 static KEYWORDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(KEYWORD_TRIGGERS).expect("keyword triggers are valid"));
 static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(WORD_TRIGGERS).expect("word triggers are valid"));
+static COMMANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
 
 /// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let triggers = [&*SHAPES, &*KEYWORDS, &*WORDS];
+    let triggers = [&*SHAPES, &*KEYWORDS, &*WORDS, &*COMMANDS];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
     loop {
@@ -118,10 +124,19 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
             }
         }
         // The earliest; at the same place, the first set's (a shape before a key word).
-        let Some(found) = next.iter().flatten().min_by_key(|found| found.start()).copied() else {
+        let earliest = next.iter().enumerate().filter_map(|(set, found)| found.map(|found| (set, found)));
+        let Some((set, found)) = earliest.min_by_key(|(_, found)| found.start()) else {
             break;
         };
-        let resume = dispatch(text, found.start(), found.end(), out);
+        let resume = if set == COMMAND_SET {
+            // A command line is read once, whichever of its options came first; the other sets'
+            // triggers inside it (a token given as a password) are still read.
+            let line_end = cli::at_trigger(text, found.start(), found.end(), out);
+            next[set] = COMMANDS.find_at(text, char_boundary(text, line_end.max(found.end())));
+            found.start() + 1
+        } else {
+            dispatch(text, found.start(), found.end(), out)
+        };
         at = char_boundary(text, resume.max(found.start() + 1));
     }
 }
@@ -132,7 +147,6 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
     match trigger.as_bytes()[0] {
         b'-' => pem::at_begin(text, start, out),
         b':' => url::at_scheme_separator(text, start, out),
-        b'c' if trigger == "curl " => header::curl_user(text, end, out),
         b'c' | b'C' if trigger.ends_with(':') => cookie::header(text, start, end, out),
         b'e' if trigger == "eyJ" => jwt::at_header(text, start, out),
         b'b' | b'B' if trigger.eq_ignore_ascii_case("basic") => header::basic(text, start, end, out),

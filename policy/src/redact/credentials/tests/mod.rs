@@ -5,6 +5,7 @@
 
 mod assignments;
 mod carriers;
+mod commands;
 mod context;
 mod keys_and_tokens;
 mod negatives;

@@ -1,0 +1,521 @@
+//! Passwords handed to a command on its command line: `mysql -pS3cret`, `sshpass -p …`, `curl -u
+//! user:pass`, `smbclient -U user%pass`, `openssl … -passin pass:…`, `keytool -storepass …`,
+//! `docker login -p …`, `htpasswd -b file user pass`, `net use … pass`, `echo pass | sudo -S`.
+//!
+//! Each command has an entry in [`COMMANDS`]: the options that carry a password and how each is
+//! written ([`Reads`], [`Holds`]), and for a few the positional argument that is one. A command
+//! line is read as shell words (a quoted word is one word) up to its end: a line break, `;`, `|`,
+//! `&`, `)`, a redirection or a JSON `\n` escape, so an option of one command never reads a word
+//! of the next. A value the command prompts for (`mysql -p` alone, `*` for `net use`), a
+//! variable (`$PASS`, `"${pw}"`; in single quotes `$` is literal, so `'$ecret'` is a password)
+//! and a placeholder are left alone.
+
+use super::{header, placeholder, run};
+
+/// How an option's value is written.
+#[derive(Clone, Copy)]
+enum Reads {
+    /// In the same word only: `-pS3cret`; the option alone makes the command prompt (MySQL, 7-Zip,
+    /// RAR, FreeRDP's `/p:`).
+    Glued,
+    /// The next word; glued too for a one-letter option (`-PS3cret`) and after `=` for a
+    /// `--long` one.
+    Next,
+    /// The next word only (OpenSSL's `-k`: `-kfile` is another option).
+    Separate,
+}
+
+/// What the value holds.
+#[derive(Clone, Copy)]
+enum Holds {
+    Password,
+    /// `user` + this separator + the password (`user:pw`, `user%pw`, `user,pw`); without the
+    /// separator the command prompts.
+    UserThen(u8),
+    /// OpenSSL's pass phrase argument: only `pass:…` holds one (`env:`, `file:`, `fd:`, `stdin`
+    /// say where it is kept).
+    Source,
+}
+
+struct Flag {
+    name: &'static str,
+    reads: Reads,
+    holds: Holds,
+}
+
+const fn next(name: &'static str) -> Flag {
+    Flag { name, reads: Reads::Next, holds: Holds::Password }
+}
+
+const fn glued(name: &'static str) -> Flag {
+    Flag { name, reads: Reads::Glued, holds: Holds::Password }
+}
+
+const fn user(name: &'static str, separator: u8) -> Flag {
+    Flag { name, reads: Reads::Next, holds: Holds::UserThen(separator) }
+}
+
+const fn source(name: &'static str) -> Flag {
+    Flag { name, reads: Reads::Separate, holds: Holds::Source }
+}
+
+/// A positional argument that is a password.
+#[derive(Clone, Copy, PartialEq)]
+enum Positional {
+    None,
+    /// `htpasswd -b[c…] file user password`, `htpasswd -nb user password`.
+    Htpasswd,
+    /// `net use [X:] \\host\share password [/user:…]`, `net user name password [/add]`.
+    Net,
+    /// `wpa_passphrase ssid passphrase`.
+    Second,
+    /// `echo password | sudo -S …` and the other commands that read a password on standard input.
+    Echo,
+}
+
+struct Command {
+    names: &'static [&'static str],
+    /// A word that must follow the command for its options to mean a password (`docker login`).
+    verb: Option<&'static str>,
+    flags: &'static [Flag],
+    positional: Positional,
+}
+
+const fn command(names: &'static [&'static str], flags: &'static [Flag]) -> Command {
+    Command { names, verb: None, flags, positional: Positional::None }
+}
+
+const MYSQL: &[&str] = &[
+    "mysql",
+    "mysqldump",
+    "mysqladmin",
+    "mysqlimport",
+    "mysqlcheck",
+    "mysqlshow",
+    "mysqlpump",
+    "mysqlslap",
+    "mysqlbinlog",
+    "mariadb",
+    "mariadb-dump",
+    "mariadb-admin",
+    "mariadb-import",
+    "mariadb-check",
+    "mariadb-show",
+    "mariadb-slap",
+    "mariadb-binlog",
+];
+const MONGO: &[&str] = &[
+    "mongo",
+    "mongosh",
+    "mongodump",
+    "mongorestore",
+    "mongoexport",
+    "mongoimport",
+    "mongostat",
+    "mongotop",
+    "mongofiles",
+];
+const LDAP: &[&str] = &[
+    "ldapsearch",
+    "ldapmodify",
+    "ldapadd",
+    "ldapdelete",
+    "ldapwhoami",
+    "ldapcompare",
+    "ldapmodrdn",
+    "ldapexop",
+];
+const SNMP: &[&str] =
+    &["snmpwalk", "snmpbulkwalk", "snmpget", "snmpgetnext", "snmpbulkget", "snmpset", "snmptrap"];
+const FREERDP: &[&str] = &["xfreerdp", "xfreerdp3", "wlfreerdp", "wlfreerdp3", "sdl-freerdp", "sdl-freerdp3"];
+const SAMBA: &[&str] = &["smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "smbcquotas"];
+const REGISTRY_LOGIN: &[&str] = &["docker", "podman", "buildah", "skopeo", "nerdctl", "oras"];
+
+/// Every command known to take a password on its command line.
+const COMMANDS: &[Command] = &[
+    command(MYSQL, &[glued("-p"), glued("--password")]),
+    command(
+        &["curl"],
+        &[user("-u", b':'), user("--user", b':'), user("-U", b':'), user("--proxy-user", b':')],
+    ),
+    command(&["sshpass"], &[next("-p")]),
+    command(&["redis-cli"], &[next("-a"), next("--pass")]),
+    command(SAMBA, &[user("-U", b'%'), user("--user", b'%')]),
+    Command {
+        names: REGISTRY_LOGIN,
+        verb: Some("login"),
+        flags: &[next("-p"), next("--password")],
+        positional: Positional::None,
+    },
+    Command {
+        names: &["az"],
+        verb: Some("login"),
+        flags: &[next("-p"), next("--password")],
+        positional: Positional::None,
+    },
+    command(
+        &["openssl"],
+        &[
+            source("-pass"),
+            source("-passin"),
+            source("-passout"),
+            source("-password"),
+            Flag { name: "-k", reads: Reads::Separate, holds: Holds::Password },
+        ],
+    ),
+    command(&["zip", "unzip"], &[next("-P"), next("--password")]),
+    command(&["7z", "7za", "7zr", "7zz"], &[glued("-p")]),
+    command(&["rar", "unrar"], &[glued("-p"), glued("-hp")]),
+    command(
+        &["keytool", "jarsigner"],
+        &[
+            next("-storepass"),
+            next("-keypass"),
+            next("-srcstorepass"),
+            next("-deststorepass"),
+            next("-srckeypass"),
+            next("-destkeypass"),
+            next("-new"),
+        ],
+    ),
+    command(MONGO, &[next("-p"), next("--password")]),
+    command(LDAP, &[next("-w")]),
+    command(&["ldappasswd"], &[next("-w"), next("-s"), next("-a")]),
+    command(&["sqlcmd", "bcp", "osql"], &[next("-P")]),
+    command(&["ipmitool"], &[next("-P")]),
+    command(FREERDP, &[glued("/p:"), glued("/password:")]),
+    command(&["rdesktop"], &[next("-p")]),
+    command(&["nmcli"], &[next("password"), next("wifi-sec.psk"), next("802-11-wireless-security.psk")]),
+    command(&["ssh-keygen"], &[next("-N"), next("-P")]),
+    command(&["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"], &[next("-P"), next("--pw")]),
+    command(SNMP, &[next("-A"), next("-X")]),
+    command(&["lftp"], &[user("-u", b',')]),
+    Command { names: &["htpasswd"], verb: None, flags: &[], positional: Positional::Htpasswd },
+    Command { names: &["net"], verb: None, flags: &[], positional: Positional::Net },
+    Command { names: &["wpa_passphrase"], verb: None, flags: &[], positional: Positional::Second },
+    Command { names: &["echo", "printf"], verb: None, flags: &[], positional: Positional::Echo },
+];
+
+/// Options of a command reading its password on standard input (`echo pw | sudo -S …`).
+const STDIN_OPTIONS: [&str; 4] = ["--password-stdin", "--stdin", "--with-token", "stdin"];
+
+/// Triggers: an option (` -x`, ` --x`, FreeRDP's ` /p:`), whose command is looked for among the
+/// words before it, and the commands whose password is an argument without an option.
+pub(super) const TRIGGERS: &str = r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|echo |printf ";
+
+/// Most words read on one command line.
+const MAX_WORDS: usize = 64;
+
+/// Most words looked back from an option for its command (`mysql -h db -u app -pS3cret`, and a
+/// command named in prose: "run mysql -u root -pS3cret").
+const MAX_WORDS_BACK: usize = 24;
+
+/// A shell word's byte range in the scan text.
+#[derive(Clone, Copy)]
+struct Word {
+    start: usize,
+    end: usize,
+}
+
+/// Handles a trigger at `start..end`; returns where the command line it belongs to ends, so no
+/// later option of that line hands it over again (or `end` when it belongs to no known command).
+pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let found =
+        if text.as_bytes()[start] == b' ' { command_before(text, start) } else { command_at(text, start) };
+    let Some((command, name_end)) = found else {
+        return end;
+    };
+    let (words, line_end) = command_words(text, name_end);
+    if let Some(verb) = command.verb
+        && !words.iter().take(4).any(|word| &text[word.start..word.end] == verb)
+    {
+        return line_end;
+    }
+    for (index, word) in words.iter().enumerate() {
+        for flag in command.flags {
+            if let Some(value) = flag_value(text, flag, *word, words.get(index + 1).copied()) {
+                report(text, value, flag.holds, out);
+            }
+        }
+    }
+    match command.positional {
+        Positional::None => {}
+        Positional::Htpasswd => htpasswd(text, &words, out),
+        Positional::Net => net(text, &words, out),
+        Positional::Second => {
+            if let Some(&word) = positionals(text, &words).get(1) {
+                report(text, word, Holds::Password, out);
+            }
+        }
+        Positional::Echo => echo(text, &words, line_end, out),
+    }
+    line_end
+}
+
+/// The command named by the word at `start` (a trigger naming one), and the word's end.
+fn command_at(text: &str, start: usize) -> Option<(&'static Command, usize)> {
+    let bytes = text.as_bytes();
+    let continues_word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+    let opens = start == 0 || !continues_word(bytes[start - 1]);
+    let name_end = run(bytes, start, 32, |b| b.is_ascii_alphanumeric() || b == b'_');
+    if !opens || !matches!(bytes.get(name_end), Some(b' ' | b'\t')) {
+        return None;
+    }
+    lookup(&text[start..name_end]).map(|command| (command, name_end))
+}
+
+/// The nearest known command among the words before the option at `at`, on its command line
+/// and in its segment (after the last `;`, `|`, `&`, `(` or backtick), and the command word's end.
+fn command_before(text: &str, at: usize) -> Option<(&'static Command, usize)> {
+    let bytes = text.as_bytes();
+    let floor = super::char_boundary(text, at.saturating_sub(1024));
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut end = at;
+    for _ in 0..MAX_WORDS_BACK {
+        while end > floor && blank(bytes[end - 1]) {
+            end -= 1;
+        }
+        let mut start = end;
+        while start > floor && !blank(bytes[start - 1]) && !segment_starts(bytes, start) {
+            start -= 1;
+        }
+        if start < end
+            && let Some(command) = lookup(&text[start..end])
+        {
+            return Some((command, end));
+        }
+        if start == floor || segment_starts(bytes, start) {
+            return None;
+        }
+        end = start;
+    }
+    None
+}
+
+/// Whether a command's segment starts at `at`: after a line break (also a JSON `\n` escape),
+/// `;`, `|`, `&`, `(` or a backtick.
+fn segment_starts(bytes: &[u8], at: usize) -> bool {
+    at == 0
+        || matches!(bytes[at - 1], b'\n' | b'\r' | b';' | b'|' | b'&' | b'(' | b'`')
+        || super::after_escape(bytes, at)
+}
+
+/// The command a word names: a table name, written alone or as a path (`/usr/bin/mysql`), after
+/// a prompt or an opening quote.
+fn lookup(word: &str) -> Option<&'static Command> {
+    let word = word.trim_start_matches(['$', '#', '>', '"', '\'', '(']);
+    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    COMMANDS.iter().find(|command| command.names.contains(&name))
+}
+
+/// The words of the command line from `from` up to its end, and where it ends.
+fn command_words(text: &str, from: usize) -> (Vec<Word>, usize) {
+    let bytes = text.as_bytes();
+    let stop = bytes.len().min(from + 4096);
+    let mut words = Vec::new();
+    let mut at = from;
+    while words.len() < MAX_WORDS {
+        at = run(bytes, at, stop - at, |b| b == b' ' || b == b'\t');
+        if bytes.get(at) == Some(&b'\\') && matches!(bytes.get(at + 1), Some(b'\n' | b'\r')) {
+            // A line continuation.
+            at = run(bytes, at + 1, 2, |b| b == b'\n' || b == b'\r');
+            continue;
+        }
+        if at >= stop || ends_command(bytes, at) {
+            break;
+        }
+        let end = word_end(bytes, at, stop);
+        if end == at {
+            break;
+        }
+        words.push(Word { start: at, end });
+        at = end;
+    }
+    (words, at)
+}
+
+/// Whether the command line ends at `at`.
+fn ends_command(bytes: &[u8], at: usize) -> bool {
+    match bytes[at] {
+        b'\n' | b'\r' | b';' | b'|' | b'&' | b')' | b'`' | b'<' | b'>' => true,
+        b'\\' => matches!(bytes.get(at + 1), Some(b'n' | b'r')),
+        _ => false,
+    }
+}
+
+/// The end of the shell word at `at`: unquoted whitespace or a command's end; quotes (also
+/// `\"` of JSON text) keep what they hold in the word.
+fn word_end(bytes: &[u8], at: usize, stop: usize) -> usize {
+    let mut index = at;
+    while index < stop {
+        match bytes[index] {
+            quote @ (b'\'' | b'"') => {
+                let close = run(bytes, index + 1, stop - index - 1, |b| b != quote && b != b'\n');
+                if bytes.get(close) != Some(&quote) {
+                    return index;
+                }
+                index = close + 1;
+            }
+            b'\\' if bytes.get(index + 1) == Some(&b'"') => {
+                let inner = index + 2;
+                let close =
+                    (inner..stop.saturating_sub(1)).find(|&i| bytes[i] == b'\\' && bytes[i + 1] == b'"');
+                let Some(close) = close else { return index };
+                index = close + 2;
+            }
+            b' ' | b'\t' => return index,
+            _ if ends_command(bytes, index) => return index,
+            _ => index += 1,
+        }
+    }
+    index
+}
+
+/// The raw value of `flag` in `word` (glued) or in `following`, when `word` is that option.
+fn flag_value(text: &str, flag: &Flag, word: Word, following: Option<Word>) -> Option<Word> {
+    let written = &text[word.start..word.end];
+    if written == flag.name {
+        return match flag.reads {
+            Reads::Glued => None,
+            Reads::Next | Reads::Separate => following,
+        };
+    }
+    let rest = written.strip_prefix(flag.name)?;
+    let glued_at = match flag.reads {
+        Reads::Glued if flag.name.starts_with("--") => rest.strip_prefix('=').map(|_| 1),
+        Reads::Glued => Some(0),
+        Reads::Next if flag.name.starts_with("--") => rest.strip_prefix('=').map(|_| 1),
+        Reads::Next if flag.name.len() == 2 && flag.name.starts_with('-') => Some(0),
+        Reads::Next | Reads::Separate => None,
+    }?;
+    let start = word.end - rest.len() + glued_at;
+    (start < word.end).then_some(Word { start, end: word.end })
+}
+
+/// Reports the password `holds` says `value` (a raw word) carries.
+fn report(text: &str, value: Word, holds: Holds, out: &mut Vec<super::Finding>) {
+    let (inner, single_quoted) = unquote(text, value);
+    let written = &text[inner.start..inner.end];
+    let password = match holds {
+        Holds::Password => inner,
+        Holds::UserThen(separator) => {
+            let Some(at) = written.bytes().position(|b| b == separator) else { return };
+            Word { start: inner.start + at + 1, end: inner.end }
+        }
+        Holds::Source => {
+            let Some(rest) = written.strip_prefix("pass:") else { return };
+            Word { start: inner.end - rest.len(), end: inner.end }
+        }
+    };
+    let password_text = &text[password.start..password.end];
+    if password.start >= password.end || (!single_quoted && is_variable(password_text)) {
+        return;
+    }
+    if password_text.starts_with('-') && !single_quoted && inner.start == value.start {
+        // The next option: this one was given no value.
+        return;
+    }
+    if !placeholder::is_placeholder(password_text) {
+        header::report(text, password.start, password.end, 1, out);
+    }
+}
+
+/// The word without the quotes around it (`'…'`, `"…"`, `\"…\"`), and whether they were single.
+fn unquote(text: &str, word: Word) -> (Word, bool) {
+    let written = &text[word.start..word.end];
+    for (quote, single) in [("\\\"", false), ("'", true), ("\"", false)] {
+        if written.len() >= 2 * quote.len() && written.starts_with(quote) && written.ends_with(quote) {
+            return (Word { start: word.start + quote.len(), end: word.end - quote.len() }, single);
+        }
+    }
+    // Quoted after a glued part (`-p'S3cret'` was cut at the flag, `bob%'pw'` keeps its quote).
+    (word, false)
+}
+
+/// `$name`, `${…}` or `$(…)`: the shell puts another value there.
+fn is_variable(value: &str) -> bool {
+    value.strip_prefix('$').is_some_and(|rest| {
+        rest.starts_with(['{', '('])
+            || rest.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    })
+}
+
+/// The words that are neither options nor an option's value.
+fn positionals(text: &str, words: &[Word]) -> Vec<Word> {
+    words.iter().copied().filter(|word| !text[word.start..word.end].starts_with(['-', '/'])).collect()
+}
+
+/// `htpasswd -b[…] file user password` or `-nb user password`: batch mode takes the password
+/// from the command line.
+fn htpasswd(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
+    let cluster = words.iter().map(|word| &text[word.start..word.end]).find(|word| {
+        word.len() > 1 && word.starts_with('-') && !word.starts_with("--") && word.contains('b')
+    });
+    let Some(cluster) = cluster else { return };
+    let index = if cluster.contains('n') { 1 } else { 2 };
+    let mut positionals = Vec::new();
+    let mut skip = false;
+    for word in words {
+        let written = &text[word.start..word.end];
+        if skip {
+            skip = false;
+        } else if matches!(written, "-C" | "-r") {
+            skip = true; // bcrypt cost or SHA rounds
+        } else if !written.starts_with('-') {
+            positionals.push(*word);
+        }
+    }
+    if let Some(&word) = positionals.get(index) {
+        report(text, word, Holds::Password, out);
+    }
+}
+
+/// `net use [X: | *] \\host\share password …` and `net user name password …`; `*` prompts.
+fn net(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
+    let positionals = positionals(text, words);
+    let written = |word: &Word| &text[word.start..word.end];
+    let password = match positionals.first().map(written) {
+        Some("use") => {
+            let share = positionals.iter().position(|word| written(word).starts_with("\\\\"));
+            share.and_then(|share| positionals.get(share + 1))
+        }
+        Some("user") => positionals.get(2),
+        _ => None,
+    };
+    if let Some(&word) = password.filter(|word| written(word) != "*") {
+        report(text, word, Holds::Password, out);
+    }
+}
+
+/// `echo password | sudo -S …`: the echoed word, when the command it is piped into reads a
+/// password on standard input (`sudo -S`, `--password-stdin`, `passwd --stdin`, `chpasswd`
+/// with `user:password`, `kinit`, OpenSSL's `-passin stdin`).
+fn echo(text: &str, words: &[Word], line_end: usize, out: &mut Vec<super::Finding>) {
+    let bytes = text.as_bytes();
+    if bytes.get(line_end) != Some(&b'|') || bytes.get(line_end + 1) == Some(&b'|') {
+        return;
+    }
+    let echoed: Vec<Word> = words
+        .iter()
+        .copied()
+        .filter(|word| !matches!(&text[word.start..word.end], "-n" | "-e" | "-ne" | "-en"))
+        .collect();
+    let [value] = echoed.as_slice() else { return };
+    if text[value.start..value.end].contains('%') {
+        return; // a printf format
+    }
+    let (consumer, _) = command_words(text, line_end + 1);
+    let written: Vec<&str> = consumer.iter().map(|word| &text[word.start..word.end]).collect();
+    let command = written.iter().copied().find(|word| *word != "sudo" && !word.starts_with('-'));
+    let holds = match command {
+        _ if written.first() == Some(&"sudo") && written.iter().any(|w| matches!(*w, "-S" | "--stdin")) => {
+            Holds::Password
+        }
+        Some("chpasswd") => Holds::UserThen(b':'),
+        Some("kinit") => Holds::Password,
+        _ if written.iter().any(|word| STDIN_OPTIONS.contains(word)) => Holds::Password,
+        _ => return,
+    };
+    report(text, *value, holds, out);
+}

@@ -1,0 +1,100 @@
+//! Passwords on command lines (`cli`): each command's options and positional arguments, the
+//! values a command prompts for, variables, and the options of other commands.
+
+use super::*;
+
+#[test]
+fn passwords_given_as_options() {
+    let cases = [
+        ("mysql -u root -pS3cretPw9 -h db.internal", "S3cretPw9"),
+        ("mysqldump --user=app -p'Tr0ub4dor&3' prod > dump.sql", "Tr0ub4dor&3"),
+        ("$ mariadb -h db -u app --password=Xq7wPl2v app_db", "Xq7wPl2v"),
+        ("sshpass -p 'hunter2Long!' ssh admin@host", "hunter2Long!"),
+        ("redis-cli -h cache -a Xy7Kq2mZpL9w ping", "Xy7Kq2mZpL9w"),
+        ("smbclient //fs/share -U bob%Passw0rd123", "Passw0rd123"),
+        ("rpcclient -U 'CORP\\bob%Pa ss' dc01", "Pa ss"),
+        ("docker login -u ci -p Dk7pQ2zLm9 registry.corp", "Dk7pQ2zLm9"),
+        ("podman login --password Pm4nLq8z quay.corp", "Pm4nLq8z"),
+        ("az login -u ada@corp.com -p Az9!kLm2q", "Az9!kLm2q"),
+        ("openssl enc -aes-256-cbc -k MyS3cretKey99 -in a -out b", "MyS3cretKey99"),
+        ("openssl pkcs12 -export -in c.pem -passout pass:Exp0rtPw -out c.p12", "Exp0rtPw"),
+        ("zip -P Zz9secret99 archive.zip file", "Zz9secret99"),
+        ("unzip -PZz9secret99 archive.zip", "Zz9secret99"),
+        ("7z a -pQw3rty!98 secure.7z docs", "Qw3rty!98"),
+        ("rar a -hpRr5Tt6Yy7 backup.rar docs", "Rr5Tt6Yy7"),
+        ("keytool -list -storepass Ch4ngeM3Now -keystore ks.jks", "Ch4ngeM3Now"),
+        ("mongodump -u admin -p Mg0Pass77 --authenticationDatabase admin", "Mg0Pass77"),
+        ("ldapsearch -x -D cn=admin,dc=corp -w LdP4ss9x -b dc=corp", "LdP4ss9x"),
+        ("sqlcmd -S db -U sa -P 'Sq1!Pass' -Q 'select 1'", "Sq1!Pass"),
+        ("ipmitool -I lanplus -H bmc01 -U root -P Ipm1Pw88 power status", "Ipm1Pw88"),
+        ("xfreerdp /v:ts01 /u:bob /p:Rdp!9x7Q", "Rdp!9x7Q"),
+        ("nmcli dev wifi connect Office password Wif1Pass2024", "Wif1Pass2024"),
+        ("ssh-keygen -t ed25519 -N 'Ph4se!x' -f key", "Ph4se!x"),
+        ("mosquitto_pub -h mq -u dev -P Mq7tt!pw -t a -m b", "Mq7tt!pw"),
+        ("snmpwalk -v3 -l authPriv -u mon -a SHA -A Auth9Pass -x AES -X $PRIV host", "Auth9Pass"),
+        ("lftp -u deploy,Ft9pPass sftp://files", "Ft9pPass"),
+        ("curl -u alice:W0nderland42 https://api.internal/v1", "W0nderland42"),
+    ];
+    for (text, password) in cases {
+        assert_secret(text, password);
+    }
+    // JSON text: a command logged inside a string.
+    assert_secret(r#"{"cmd": "mysql -uroot -p\"S3cr3tPw\" prod\n"}"#, "S3cr3tPw");
+    // A line continuation keeps the command going.
+    assert_secret("mysql -h db \\\n  -u app -pW4rmL1ne app", "W4rmL1ne");
+}
+
+#[test]
+fn passwords_given_as_arguments_and_on_standard_input() {
+    let cases = [
+        ("htpasswd -b /etc/nginx/.htpasswd admin Adm1nPass!", "Adm1nPass!"),
+        ("htpasswd -nbB admin Adm1nPass!", "Adm1nPass!"),
+        ("net use Z: \\\\fs\\share /user:CORP\\bob Passw0rd123", "Passw0rd123"),
+        ("net use \\\\fs\\share Passw0rd123 /user:bob", "Passw0rd123"),
+        ("net user svc_backup B4ckupPw! /add", "B4ckupPw!"),
+        ("wpa_passphrase Office 'correct horse 42'", "correct horse 42"),
+        ("echo 'S3cr3tV4lue!' | sudo -S apt update", "S3cr3tV4lue!"),
+        ("echo Rg7tKn2pQ | docker login -u ci --password-stdin registry", "Rg7tKn2pQ"),
+        ("echo 'svc:N3wPassw0rd' | chpasswd", "N3wPassw0rd"),
+        ("echo -n Pw9x7Lm | passwd --stdin svc", "Pw9x7Lm"),
+    ];
+    for (text, password) in cases {
+        assert_secret(text, password);
+    }
+}
+
+#[test]
+fn prompts_variables_and_other_options_are_not_passwords() {
+    for text in [
+        "mysql -u root -p -h db.internal",
+        "mysql -u root -p app_db",
+        "mysqldump -p --all-databases > all.sql",
+        "docker run -p 8080:80 -P nginx",
+        "docker push -p registry.corp/app",
+        "redis-cli -a \"$REDIS_PASSWORD\" ping",
+        "sshpass -p \"${SSHPASS}\" ssh host",
+        "zip -r archive.zip dir",
+        "7z a -p secure.7z docs",
+        "rar a -p- backup.rar docs",
+        "openssl pkcs12 -in c.p12 -passin env:P12_PASS",
+        "openssl req -new -key server.key -passout file:pw.txt",
+        "openssl enc -d -kfile key.txt -in a",
+        "ssh-keygen -t ed25519 -N '' -f key",
+        "net use Z: \\\\fs\\share * /user:bob",
+        "net user bob /delete",
+        "htpasswd -c /etc/nginx/.htpasswd admin",
+        "echo hello | grep h",
+        "echo \"$PASSWORD\" | sudo -S true",
+        "echo done || sudo -S reboot",
+        "curl -u ada https://x",
+        "the net used by the team",
+        "keytool -list -storepass:env STOREPASS -keystore ks.jks",
+        "mongosh mongodb://db/app -p",
+    ] {
+        assert_clean(text);
+    }
+    // Single quotes keep `$` literal: that is a password, not a variable.
+    assert_secret("mysql -u app -p'$ecretPw9'", "$ecretPw9");
+    // One command's option does not read the next command's words.
+    assert_clean("mysql -u app -p; echo -pS3cret");
+}
