@@ -16,7 +16,8 @@
 //! parameters, `{"name": "Authorization", "value": "…"}` in a HAR header list) hands its value
 //! over with that name as its key; when the object is a cookie (an item of a `cookies` list, as
 //! HAR files and browser automation print them, or one with cookie attributes such as `httpOnly`),
-//! its value is handed over as that cookie's.
+//! its value is handed over as that cookie's. The private members of a JSON Web Key (an object
+//! with a `kty`) are handed over as key material.
 
 use serde_json::Value;
 
@@ -33,6 +34,8 @@ pub(super) enum Key<'a> {
     Name(&'a str),
     /// The value of the cookie with this name.
     Cookie(&'a str),
+    /// A private member of a JSON Web Key (`d`, `p`, `k`… of an object with a `kty`).
+    Private,
 }
 
 /// Calls `redact` with the key (see above) and the text of every string in `value`, value
@@ -76,6 +79,7 @@ fn walk(
                     || map.keys().any(|member| {
                         COOKIE_ATTRIBUTES.iter().any(|attribute| member.eq_ignore_ascii_case(attribute))
                     }));
+            let jwk = map.get("kty").is_some_and(Value::is_string);
             for (name, item) in map.iter_mut() {
                 let keyword = VALUE_KEYWORDS.contains(&name.as_str());
                 let inner = match (pass, keyword) {
@@ -84,6 +88,7 @@ fn walk(
                     (other, _) => other,
                 };
                 let own_key = match &paired {
+                    _ if jwk && super::credentials::is_private_member(name) => Key::Private,
                     Some(paired) if name.eq_ignore_ascii_case("value") && cookie => Key::Cookie(paired),
                     Some(paired) if name.eq_ignore_ascii_case("value") => Key::Name(paired),
                     _ => Key::Name(name),
@@ -222,5 +227,27 @@ mod tests {
         assert_eq!(value["page_cookies"][1]["value"], "en-US");
         assert_eq!(value["request"]["cookies"][0]["name"], "sessionid");
         assert_eq!(value["settings"][0]["value"], "30");
+    }
+
+    #[test]
+    fn the_private_members_of_a_json_web_key_are_credentials() {
+        let d = "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A";
+        let k = "GawgguFyGrWKav7AX4VKUg";
+        let mut value = json!({
+            "keys": [
+                {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "d": d},
+                {"kty": "oct", "kid": "hmac-1", "k": k},
+                {"kty": "RSA", "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4", "e": "AQAB"}
+            ],
+            "page": {"d": "2024-05-01", "p": "intro"}
+        });
+        let counts =
+            Redactor::default().redact_json(&mut value, &RedactionSet::builtin(), &mut Placeholders::new());
+        let text = value.to_string();
+        assert!(!text.contains(d) && !text.contains(k), "{text}");
+        assert_eq!(counts.values().sum::<usize>(), 2, "{text}");
+        assert_eq!(value["keys"][0]["x"], "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo");
+        assert_eq!(value["keys"][2]["e"], "AQAB");
+        assert_eq!(value["page"]["d"], "2024-05-01");
     }
 }

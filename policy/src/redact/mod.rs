@@ -155,7 +155,8 @@ impl Redactor {
                 Some(json::Key::Name(name)) => Some(name),
                 _ => None,
             };
-            if keys && name.is_some_and(|name| credentials::secret_under_key(name, text)) {
+            let key_material = key == Some(json::Key::Private) && credentials::is_key_material(text);
+            if keys && (key_material || name.is_some_and(|name| credentials::secret_under_key(name, text))) {
                 *counts.entry(RedactionKind::Credentials).or_insert(0) += 1;
                 return Some(scope.issue(&RedactionKind::Credentials, text).to_owned());
             }

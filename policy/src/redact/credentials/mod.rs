@@ -27,11 +27,13 @@ mod cookie;
 mod csv;
 mod github;
 mod header;
+mod jwk;
 mod jwt;
 mod key;
 mod pem;
 mod placeholder;
 mod prose;
+mod putty;
 mod shape;
 mod url;
 mod value;
@@ -41,6 +43,7 @@ mod vendors;
 mod tests;
 
 pub(crate) use cookie::cookie_header;
+pub(crate) use jwk::{is_key_material, is_private_member};
 
 use std::sync::LazyLock;
 
@@ -56,7 +59,7 @@ const SHAPE_TRIGGERS: &str = concat!(
     r"|xox[abposre]|xapp-|[srp]k_(?:live|test)_|whsec_|AIza|GOCSPX-|ya29\.|1//0",
     r"|npm_|pypi-AgE|SG\.|sk-(?:proj|svcacct|admin|ant)-|T3BlbkFJ|hf_|dop_v1_|shp(?:at|ss|ca|pa)_",
     r#"|[Cc]ookie\\?"?:|COOKIE:"#,
-    "|AGE-SECRET-KEY-1",
+    "|AGE-SECRET-KEY-1|PuTTY-User-Key-File-|kty\\\\?\"",
 );
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
@@ -149,6 +152,8 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
         b':' => url::at_scheme_separator(text, start, out),
         b'c' | b'C' if trigger.ends_with(':') => cookie::header(text, start, end, out),
         b'e' if trigger == "eyJ" => jwt::at_header(text, start, out),
+        b'k' if trigger.starts_with("kty") => jwk::at_kty(text, start, end, out),
+        b'P' if trigger.starts_with("PuTTY") => putty::at_header(text, end, out),
         b'b' | b'B' if trigger.eq_ignore_ascii_case("basic") => header::basic(text, start, end, out),
         _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),
         b'A' if trigger.len() == 4 && trigger != "AIza" => aws::at_key_id(text, start, out),
@@ -233,6 +238,25 @@ fn starts_word(bytes: &[u8], start: usize) -> bool {
 /// Whether the byte before `index` is the letter of a `\n`, `\r` or `\t` escape.
 fn after_escape(bytes: &[u8], index: usize) -> bool {
     index >= 2 && bytes[index - 2] == b'\\' && matches!(bytes[index - 1], b'n' | b'r' | b't')
+}
+
+/// Past whitespace from `at` (before `stop`), also past the `\n`, `\r`, `\t` escapes of JSON
+/// text (with any number of backslashes).
+fn skip_blank(bytes: &[u8], mut at: usize, stop: usize) -> usize {
+    while at < stop {
+        match bytes[at] {
+            b' ' | b'\t' | b'\r' | b'\n' => at += 1,
+            b'\\' => {
+                let after = run(bytes, at, stop - at, |b| b == b'\\');
+                if !matches!(bytes.get(after), Some(b'n' | b'r' | b't')) {
+                    break;
+                }
+                at = after + 1;
+            }
+            _ => break,
+        }
+    }
+    at
 }
 
 /// `[A-Za-z0-9_-]`: base64url, and most vendor token bodies.

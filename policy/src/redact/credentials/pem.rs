@@ -138,15 +138,10 @@ fn truncated_body_end(bytes: &[u8], from: usize) -> usize {
                 index += 1;
                 last = index;
             }
-            b' ' | b'\t' | b'\r' | b'\n' => index += 1,
-            b'\\' => {
-                let after = super::run(bytes, index, stop - index, |b| b == b'\\');
-                if !matches!(bytes.get(after), Some(b'n' | b'r' | b't')) {
-                    break;
-                }
-                index = after + 1;
-            }
-            _ => break,
+            _ => match super::skip_blank(bytes, index, stop) {
+                after if after > index => index = after,
+                _ => break,
+            },
         }
     }
     last

@@ -7,6 +7,7 @@ mod assignments;
 mod carriers;
 mod commands;
 mod context;
+mod key_files;
 mod keys_and_tokens;
 mod negatives;
 mod prose;
