@@ -15,7 +15,7 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{csv, header, prose, run};
+use super::{csv, header, html, prose, run};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -43,6 +43,9 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     }
     if name_start >= name_end {
         return end;
+    }
+    if html::is_password_field(text, name_start, name_end) {
+        return html::password_input(text, name_start, out);
     }
     let assigned = may_assign(text, name_start, name_end, dashes == 2);
     let cell = !assigned && csv::cell(bytes, name_start, name_end).is_some();

@@ -27,6 +27,7 @@ mod cookie;
 mod csv;
 mod github;
 mod header;
+mod html;
 mod jwk;
 mod jwt;
 mod key;

@@ -211,3 +211,26 @@ fn session_cookies_in_every_header_form() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn prefilled_password_fields_of_html() {
+    let cases = [
+        ("<input type=\"password\" name=\"pw\" value=\"Sup3rS3cret!\">", "Sup3rS3cret!"),
+        ("<input name='pin' type=password value='Zx9!kk2Lm'>", "Zx9!kk2Lm"),
+        ("<INPUT VALUE=\"hunter22\" TYPE=\"PASSWORD\" NAME=\"j_password\">", "hunter22"),
+        ("<input autocomplete=\"current-password\" value=\"Kq8zT2mLx9\" id=\"p\">", "Kq8zT2mLx9"),
+        ("{\"html\": \"<input type=\\\"password\\\" value=\\\"S3cr3tV4l\\\">\"}", "S3cr3tV4l"),
+    ];
+    for (text, password) in cases {
+        assert_secret(text, password);
+    }
+    for text in [
+        "<input type=\"password\" name=\"pw\" value=\"\">",
+        "<input type=\"password\" name=\"pw\" placeholder=\"Password\">",
+        "<input type=\"text\" name=\"user\" value=\"ada\"> <input type=\"password\" name=\"pw\">",
+        "<label>Password</label> <input type=\"password\" value=\"{{ pw }}\">",
+        "Set type=password on the field.",
+    ] {
+        assert_clean(text);
+    }
+}
