@@ -16,6 +16,21 @@
 //!   `shpca_` `shppa_` + 32 hex.
 //! - age (file encryption) identities: `AGE-SECRET-KEY-1` + 58 characters of bech32's alphabet,
 //!   upper case.
+//! - Registries and platforms: Docker `dckr_pat_` `dckr_oat_` + ≥ 24; Atlassian `ATATT3` + ≥ 60;
+//!   Bitbucket `ATBB` + ≥ 28; Databricks `dapi` + 32 hex (`-2` suffix); Square `sq0atp-` + ≥ 22,
+//!   `sq0csp-` + ≥ 43; Heroku `HRKU-` + ≥ 30; HashiCorp Vault `hvs.` `hvb.` `hvr.` + ≥ 24;
+//!   Terraform `<14>.atlasv1.` + ≥ 60; Linear `lin_api_` and Notion `ntn_` + ≥ 40; Postman
+//!   `PMAK-` + 24 hex + `-` + 34 hex; PlanetScale `pscale_tkn_` `pscale_pw_` `pscale_oauth_` +
+//!   ≥ 32; Supabase `sbp_` + 40 hex, `sb_secret_` + ≥ 20; Doppler `dp.pt.` `dp.st.` `dp.sa.`
+//!   `dp.ct.` + ≥ 40; Pulumi `pul-` + 40 hex; RubyGems `rubygems_` + 48 hex; Clojars `CLOJARS_` +
+//!   60 hex.
+//! - Observability: Grafana `glsa_` + 32 + `_` + 8 hex, `glc_` + ≥ 32; Sentry `sntrys_` + ≥ 50,
+//!   `sntryu_` + 64 hex; New Relic `NRAK-` + 27; Mapbox secret `sk.eyJ…` (public `pk.eyJ…` is a
+//!   look-alike).
+//! - AI providers: Groq `gsk_` + 52, Replicate `r8_` + 37, Perplexity `pplx-` + 48, xAI `xai-` +
+//!   ≥ 70, NVIDIA `nvapi-` + ≥ 30, and `sk-` + ≥ 32 letters and digits (OpenAI's legacy format,
+//!   which DeepSeek, Moonshot and others copied).
+//! - Telegram bot tokens: the bot id (8–10 digits) + `:AA` + 33, reported whole.
 //!
 //! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
 //! and a body that is a placeholder (`EXAMPLE`, a masked `***`, one repeated character, or mostly
@@ -38,15 +53,24 @@ const STRIPE_DOC_KEYS: [&str; 4] = [
 pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
     let prefix = &text[start..end];
-    if prefix == "T3BlbkFJ" {
-        return openai_legacy(text, start, end, out);
+    match prefix {
+        "T3BlbkFJ" => return openai_legacy(text, start, end, out),
+        ".atlasv1." => return terraform(text, start, end, out),
+        ":AA" => return telegram(text, start, end, out),
+        _ => {}
     }
+    // Without a token, scanning resumes inside the prefix: a key word in it still counts
+    // (`sb_secret_key = …`, `mysb_secret_key: …`).
     if !starts_word(bytes, start) || (prefix == "1//0" && start > 0 && bytes[start - 1] == b'/') {
-        return end;
+        return start + 1;
     }
     let alphanumeric = |b: u8| b.is_ascii_alphanumeric();
     let hex = |b: u8| b.is_ascii_hexdigit();
+    let base62_at_least = |min: usize| found(at_least(bytes, end, min, alphanumeric), end);
+    let base64url_at_least = |min: usize| found(at_least(bytes, end, min, is_base64url), end);
     let (body_end, valid) = match prefix {
+        "glsa_" => grafana_service_account(bytes, end),
+        "glc_" => found(at_least(bytes, end, 32, |b| is_base64url(b) || b == b'='), end),
         _ if prefix.starts_with("gl") => gitlab(bytes, end),
         "GR1348941" => exact(bytes, end, 20, is_base64url),
         _ if prefix.starts_with("xox") || prefix == "xapp-" => slack(text, start, end),
@@ -72,7 +96,43 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
         "dop_v1_" => exact(bytes, end, 64, hex),
         "AGE-SECRET-KEY-1" => exact(bytes, end, 58, |b| BECH32_UPPER.contains(&b)),
         _ if prefix.starts_with("shp") => exact(bytes, end, 32, hex),
-        _ if prefix.starts_with("sk-") => found(at_least(bytes, end, 40, is_base64url), end),
+        "sk-" => sk_key(text, end),
+        "dckr_pat_" | "dckr_oat_" => base64url_at_least(24),
+        "ATATT3" => found(at_least(bytes, end, 60, |b| is_base64url(b) || b == b'='), end),
+        "ATBB" => base62_at_least(28),
+        "dapi" => {
+            let (body_end, valid) = exact(bytes, end, 32, hex);
+            // Azure Databricks appends `-2` and the like.
+            let suffix = run(bytes, body_end + 1, 2, |b| b.is_ascii_digit());
+            let with_suffix = bytes.get(body_end) == Some(&b'-') && suffix > body_end + 1;
+            (if valid.is_some() && with_suffix { suffix } else { body_end }, valid)
+        }
+        "sq0atp-" => base64url_at_least(22),
+        "sq0csp-" => base64url_at_least(43),
+        "HRKU-" | "nvapi-" => base64url_at_least(30),
+        "hvs." | "hvb." | "hvr." => base64url_at_least(24),
+        "sntrys_" => {
+            found(at_least(bytes, end, 50, |b| is_base64url(b) || matches!(b, b'+' | b'/' | b'=')), end)
+        }
+        "sntryu_" => exact(bytes, end, 64, hex),
+        "lin_api_" | "ntn_" => base62_at_least(40),
+        "PMAK-" => postman(bytes, end),
+        "NRAK-" => exact(bytes, end, 27, |b| b.is_ascii_uppercase() || b.is_ascii_digit()),
+        _ if prefix.starts_with("pscale_") => base64url_at_least(32),
+        "sbp_" => exact(bytes, end, 40, hex),
+        "sb_secret_" => base64url_at_least(20),
+        _ if prefix.starts_with("dp.") => base62_at_least(40),
+        "pul-" => exact(bytes, end, 40, hex),
+        "rubygems_" => exact(bytes, end, 48, hex),
+        "CLOJARS_" => exact(bytes, end, 60, hex),
+        "sk.eyJ" => found(at_least(bytes, end, 50, |b| is_base64url(b) || b == b'.'), end),
+        // Mapbox's public tokens: meant for browsers.
+        "pk.eyJ" => at_least(bytes, end, 50, |b| is_base64url(b) || b == b'.')
+            .map_or((end, None), |end| (end, Some(false))),
+        "gsk_" => exact(bytes, end, 52, alphanumeric),
+        "r8_" => exact(bytes, end, 37, alphanumeric),
+        "pplx-" => exact(bytes, end, 48, alphanumeric),
+        "xai-" => base62_at_least(70),
         _ => (end, None),
     };
     let body_end = trim_dots(bytes, end, body_end);
@@ -81,7 +141,7 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
             super::secret(out, start, body_end)
         }
         Some(_) => super::look_alike(out, start, body_end),
-        None => {}
+        None => return start + 1,
     }
     body_end.max(end)
 }
@@ -162,6 +222,84 @@ fn openai_legacy(text: &str, marker: usize, marker_end: usize, out: &mut Vec<sup
         return end;
     }
     marker_end
+}
+
+/// `sk-`: OpenAI's project, service-account and admin keys and Anthropic's (`sk-proj-`,
+/// `sk-svcacct-`, `sk-admin-`, `sk-ant-` + ≥ 40 base64url), and the `sk-` + ≥ 32 letters and
+/// digits of OpenAI's legacy keys and of the providers that copied their format (DeepSeek,
+/// Moonshot and others).
+fn sk_key(text: &str, from: usize) -> (usize, Option<bool>) {
+    let bytes = text.as_bytes();
+    let rest = &text[from..];
+    if let Some(kind) =
+        ["proj-", "svcacct-", "admin-", "ant-"].into_iter().find(|kind| rest.starts_with(kind))
+    {
+        return found(at_least(bytes, from + kind.len(), 40, is_base64url), from);
+    }
+    let end = run(bytes, from, 256, |b| b.is_ascii_alphanumeric());
+    if end - from >= 32 && !bytes.get(end).is_some_and(|&b| is_base64url(b)) {
+        (end, Some(true))
+    } else {
+        (from, None)
+    }
+}
+
+/// Grafana service account tokens: `glsa_` + 32 letters and digits + `_` + 8 hex (a checksum).
+fn grafana_service_account(bytes: &[u8], from: usize) -> (usize, Option<bool>) {
+    let (body_end, valid) = exact(bytes, from, 32, |b| b.is_ascii_alphanumeric());
+    if valid.is_none() || bytes.get(body_end) != Some(&b'_') {
+        return (from, None);
+    }
+    exact(bytes, body_end + 1, 8, |b| b.is_ascii_hexdigit())
+}
+
+/// Postman API keys: `PMAK-` + 24 hex + `-` + 34 hex.
+fn postman(bytes: &[u8], from: usize) -> (usize, Option<bool>) {
+    let (id_end, valid) = exact(bytes, from, 24, |b| b.is_ascii_hexdigit());
+    if valid.is_none() || bytes.get(id_end) != Some(&b'-') {
+        return (from, None);
+    }
+    exact(bytes, id_end + 1, 34, |b| b.is_ascii_hexdigit())
+}
+
+/// Terraform Cloud and Enterprise API tokens: 14 letters and digits, `.atlasv1.`, and ≥ 60 of
+/// base64url, around the marker.
+fn terraform(text: &str, marker: usize, marker_end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let Some(start) = marker.checked_sub(14) else { return marker_end };
+    let id = bytes[start..marker].iter().all(u8::is_ascii_alphanumeric) && starts_word(bytes, start);
+    let Some(end) = at_least(bytes, marker_end, 60, is_base64url).filter(|_| id) else {
+        return marker_end;
+    };
+    report(text, start, marker_end, end, out);
+    end
+}
+
+/// Telegram bot tokens: the bot's numeric id (8 to 10 digits), `:`, and 35 of base64url starting
+/// with `AA`, around the `:AA`. The whole token is reported, so the id is not read as a phone
+/// number.
+fn telegram(text: &str, colon: usize, marker_end: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let mut start = colon;
+    while start > 0 && colon - start < 11 && bytes[start - 1].is_ascii_digit() {
+        start -= 1;
+    }
+    let (end, valid) = exact(bytes, marker_end, 33, is_base64url);
+    if !(8..=10).contains(&(colon - start)) || !starts_word(bytes, start) || valid.is_none() {
+        return marker_end;
+    }
+    report(text, start, marker_end, end, out);
+    end
+}
+
+/// Reports the token `start..end` whose body starts at `body`: a secret, or a look-alike when the
+/// body is a placeholder.
+fn report(text: &str, start: usize, body: usize, end: usize, out: &mut Vec<super::Finding>) {
+    if is_placeholder_body(&text[body..end]) {
+        super::look_alike(out, start, end);
+    } else {
+        super::secret(out, start, end);
+    }
 }
 
 fn trim_dots(bytes: &[u8], from: usize, mut end: usize) -> usize {

@@ -12,6 +12,7 @@ mod keys_and_tokens;
 mod negatives;
 mod prose;
 mod sweep;
+mod vendors;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
