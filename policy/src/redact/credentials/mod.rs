@@ -35,6 +35,7 @@ mod html;
 mod jwk;
 mod jwt;
 mod key;
+mod otp;
 mod pem;
 mod placeholder;
 mod prose;
@@ -116,9 +117,11 @@ const KEYWORDS_FOLDED: [&str; 11] = [
     "kennwort",
 ];
 
-/// The indexes of the token and command-line triggers among the sets `find` walks.
+/// The indexes of the token, command-line and one-time-code triggers among the sets `find` walks
+/// (the last two are read on their own: see `find`).
 const TOKEN_SET: usize = 1;
 const COMMAND_SET: usize = 4;
+const CODE_SET: usize = 5;
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -129,17 +132,18 @@ static KEYWORDS: LazyLock<Regex> =
 static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(WORD_TRIGGERS).expect("word triggers are valid"));
 static TOKENS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(TOKEN_TRIGGERS).expect("token triggers are valid"));
+static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expect("code triggers are valid"));
 static COMMANDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
 
 /// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS];
+    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
     loop {
-        for (found, trigger) in next.iter_mut().zip(triggers) {
-            if found.is_some_and(|found| found.start() < at) {
+        for (set, (found, trigger)) in next.iter_mut().zip(triggers).enumerate() {
+            if set < COMMAND_SET && found.is_some_and(|found| found.start() < at) {
                 *found = trigger.find_at(text, at);
             }
         }
@@ -148,18 +152,28 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         let Some((set, found)) = earliest.min_by_key(|(_, found)| found.start()) else {
             break;
         };
-        let resume = match set {
-            TOKEN_SET => vendors::at_prefix(text, found.start(), found.end(), out),
-            COMMAND_SET => {
-                // A command line is read once, whichever of its options came first; the other
-                // sets' triggers inside it (a token given as a password) are still read.
-                let line_end = cli::at_trigger(text, found.start(), found.end(), out);
-                next[set] = COMMANDS.find_at(text, char_boundary(text, line_end.max(found.end())));
-                found.start() + 1
+        let (start, end) = (found.start(), found.end());
+        match set {
+            // Command lines and one-time codes are read on their own: a recognizer of the other
+            // sets that read past one of their triggers (`passcode` as a key word, a token given
+            // as a password) does not hide it, and they hide nothing from the others.
+            COMMAND_SET | CODE_SET => {
+                let resume = if set == COMMAND_SET {
+                    cli::at_trigger(text, start, end, out)
+                } else {
+                    otp::at_name(text, start, end, out)
+                };
+                next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
             }
-            _ => dispatch(text, found.start(), found.end(), out),
-        };
-        at = char_boundary(text, resume.max(found.start() + 1));
+            _ => {
+                let resume = if set == TOKEN_SET {
+                    vendors::at_prefix(text, start, end, out)
+                } else {
+                    dispatch(text, start, end, out)
+                };
+                at = char_boundary(text, resume.max(start + 1));
+            }
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod assignments;
 mod carriers;
+mod codes;
 mod commands;
 mod context;
 mod key_files;
