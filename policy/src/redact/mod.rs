@@ -199,6 +199,7 @@ impl Redactor {
         if scan.contains('@') {
             email::find(scan, &mut found);
         }
+        email::find_spelled(scan, &mut found);
         let groups = digits::groups(scan);
         if !groups.is_empty() {
             iban::find(scan, &groups, &mut found);

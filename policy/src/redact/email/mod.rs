@@ -11,6 +11,12 @@
 //! private and documentation use that companies run internal mail on are accepted too
 //! (`.internal`, `.corp`, `.local`, `.lan`, `.home`, `.intranet`, `.private`, `.example`,
 //! `.test`): an address at `jane@hr.corp` is as personal as one at `jane@example.com`.
+//!
+//! Addresses spelled out to dodge harvesters (`jane [at] corp [dot] com`) are read by `spelled`.
+
+mod spelled;
+
+pub(crate) use spelled::find as find_spelled;
 
 use super::finding::Finding;
 use super::kind::RedactionKind;
