@@ -77,8 +77,10 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             else {
                 return name_end;
             };
-            let (value, strong) = match value::block_scalar(text, name_start, value) {
-                Some(block) => (block, true),
+            let (value, strong) = match value::block_scalar(text, name_start, value)
+                .or_else(|| value::passphrase_line(text, name, value))
+            {
+                Some(whole) => (whole, true),
                 None => (value, strong),
             };
             let written = value.text(text);

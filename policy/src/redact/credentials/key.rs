@@ -6,7 +6,7 @@
 //!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or in the words for a password of other
 //!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`, `passord`, `пароль`,
 //!   `パスワード`, `密码`, `비밀번호`, `hasło`, `lösenord`…), or is `pass`, `senha` or `passe` (the
-//!   last word of `mot de passe`): a secret;
+//!   last word of `mot de passe`) or `pw`: a secret;
 //! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
 //!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
 //!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
@@ -66,8 +66,9 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
     "\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
 ];
 
-/// Whole last words that name a password (`senha` alone: `resenha` is a review).
-const SECRET_WORDS: [&str; 3] = ["pass", "senha", "passe"];
+/// Whole last words that name a password (`senha` alone: `resenha` is a review; `pw` alone:
+/// `DB_PW`, `smtpPw`).
+const SECRET_WORDS: [&str; 4] = ["pass", "senha", "passe", "pw"];
 
 const KEY_QUALIFIERS: [&str; 26] = [
     "api",

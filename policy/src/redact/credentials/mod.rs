@@ -5,7 +5,7 @@
 //!
 //! Five literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
 //! `ghp_` or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`), more vendor prefixes (`sk-`,
-//! `dckr_pat_`, `hvs.`…), key words (`pass`, `pwd`, `secret`, `token`, `key`, `auth`, `bearer`,
+//! `dckr_pat_`, `hvs.`…), key words (`pass`, `pw`, `secret`, `token`, `key`, `auth`, `bearer`,
 //! `basic`, and the words for a password of other languages), the word for a password in the
 //! languages the key words leave out (`пароль`, `パスワード`…), and command-line options (` -p`,
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`). Each set
@@ -94,28 +94,17 @@ const WORD_TRIGGERS: &str = concat!(
 /// `dbPassword`, `PASSWORD`): a short literal set the regex prefilter scans fast, where a
 /// case-insensitive one would be several times slower. `Passwort` and `mot de passe` hold `pass`;
 /// `contraseña`, `senha`, `wachtwoord` and `Kennwort` need their own, as does `Basic`: those are
-/// written in lower case and capitalized only, which keeps the set at 32 literals, the most the
-/// fastest (slim) Teddy prefilter takes.
+/// written in lower case and capitalized only, which keeps the set at 31 literals, within the 32
+/// the fastest (slim) Teddy prefilter takes. `pw` (`DB_PW`, `smtpPw`) holds `pwd`.
 const KEYWORD_TRIGGERS: &str = concat!(
-    "pass|Pass|PASS|pwd|PWD|secret|Secret|SECRET|token|Token|TOKEN|key|Key|KEY",
+    "pass|Pass|PASS|pw|Pw|PW|secret|Secret|SECRET|token|Token|TOKEN|key|Key|KEY",
     "|auth|Auth|AUTH|bearer|Bearer|BEARER|basic|Basic",
     "|contrase|Contrase|senha|Senha|wachtwoord|Wachtwoord|kennwort|Kennwort",
 );
 
 /// The key-name triggers, compared without case.
-const KEYWORDS_FOLDED: [&str; 11] = [
-    "pass",
-    "pwd",
-    "secret",
-    "token",
-    "key",
-    "auth",
-    "bearer",
-    "contrase",
-    "senha",
-    "wachtwoord",
-    "kennwort",
-];
+const KEYWORDS_FOLDED: [&str; 11] =
+    ["pass", "pw", "secret", "token", "key", "auth", "bearer", "contrase", "senha", "wachtwoord", "kennwort"];
 
 /// The indexes of the token, command-line and one-time-code triggers among the sets `find` walks
 /// (the last two are read on their own: see `find`).

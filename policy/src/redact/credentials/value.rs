@@ -110,6 +110,23 @@ pub(super) fn block_scalar(text: &str, name_start: usize, indicator: Value) -> O
     Some(Value { start: start?, end, quoted: true })
 }
 
+/// The rest of the line as one value, when the key names a passphrase (`passphrase: correct
+/// horse battery staple`) and the bare value read is the first of three to twelve words of
+/// letters that make no sentence (see `placeholder::is_sentence`), up to a line break or a ` #`
+/// comment. `None` otherwise.
+pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Value> {
+    if first.quoted || !name.to_ascii_lowercase().ends_with("passphrase") {
+        return None;
+    }
+    let rest = &text[first.start..];
+    let line = rest.find(['\n', '\r', '"', '\'', '\\']).map_or(rest, |end| &rest[..end]);
+    let line = line.split(" #").next().unwrap_or(line).trim_end();
+    let words: Vec<&str> = line.split(' ').collect();
+    let letters = words.iter().all(|word| !word.is_empty() && word.chars().all(char::is_alphabetic));
+    let whole = (3..=12).contains(&words.len()) && letters && !placeholder::is_sentence(line);
+    whole.then_some(Value { start: first.start, end: first.start + line.len(), quoted: false })
+}
+
 /// A bare value from `at`.
 fn read_bare(text: &str, at: usize) -> Option<Value> {
     let bytes = text.as_bytes();

@@ -223,3 +223,21 @@ fn yaml_block_scalars_hold_their_secret_on_the_lines_below() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn short_names_and_passphrases_of_words() {
+    assert_secret("pw: Kq8!zT2m", "Kq8!zT2m");
+    assert_secret("DB_PW=Zq7Wn3Lp9", "Zq7Wn3Lp9");
+    assert_secret("smtpPw = \"Hx8mQ2vL\"", "Hx8mQ2vL");
+    assert_secret("passphrase: correct horse battery staple", "correct horse battery staple");
+    assert_secret("gpg_passphrase: purple monkey dishwasher # rotated", "purple monkey dishwasher");
+    for text in [
+        "upward: trend",
+        "PWA: enabled",
+        "the pw field is required",
+        "passphrase: must be at least twelve characters",
+        "The passphrase is required.",
+    ] {
+        assert_clean(text);
+    }
+}
