@@ -6,7 +6,7 @@
 //!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or in the words for a password of other
 //!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`, `passord`, `пароль`,
 //!   `パスワード`, `密码`, `비밀번호`, `hasło`, `lösenord`…), or is `pass`, `senha` or `passe` (the
-//!   last word of `mot de passe`) or `pw`: a secret;
+//!   last word of `mot de passe`), `pw` or `psk`: a secret;
 //! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
 //!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
 //!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
@@ -67,8 +67,8 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
 ];
 
 /// Whole last words that name a password (`senha` alone: `resenha` is a review; `pw` alone:
-/// `DB_PW`, `smtpPw`).
-const SECRET_WORDS: [&str; 4] = ["pass", "senha", "passe", "pw"];
+/// `DB_PW`, `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
+const SECRET_WORDS: [&str; 5] = ["pass", "senha", "passe", "pw", "psk"];
 
 const KEY_QUALIFIERS: [&str; 26] = [
     "api",

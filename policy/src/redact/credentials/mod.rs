@@ -69,12 +69,12 @@ const SHAPE_TRIGGERS: &str = concat!(
 );
 
 /// Triggers of more vendor prefixes: registries and platforms, secret stores, observability, AI
-/// providers (`sk-`), and Telegram's `:AA` (see `vendors`). A regex of their own: in the shape
+/// providers (`sk-`), and Telegram's `:AA` (see `vendors`), and a PEM block in base64 (`pem`). A regex of their own: in the shape
 /// triggers they made that prefilter five times slower.
 const TOKEN_TRIGGERS: &str = concat!(
     r"sk-|dckr_(?:pat|oat)_|ATATT3|ATBB|dapi|sq0(?:atp|csp)-|HRKU-|hv[sbr]\.|\.atlasv1\.|gl(?:sa|c)_",
     r"|sntry[su]_|lin_api_|ntn_|PMAK-|NRAK-|pscale_(?:tkn|pw|oauth)_|sbp_|sb_secret_|dp\.(?:pt|st|sa|ct)\.",
-    r"|pul-|rubygems_|CLOJARS_|[sp]k\.eyJ|gsk_|r8_|pplx-|xai-|nvapi-|:AA",
+    r"|pul-|rubygems_|CLOJARS_|[sp]k\.eyJ|gsk_|r8_|pplx-|xai-|nvapi-|:AA|LS0tLS1CRUdJTi",
 );
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
@@ -94,17 +94,30 @@ const WORD_TRIGGERS: &str = concat!(
 /// `dbPassword`, `PASSWORD`): a short literal set the regex prefilter scans fast, where a
 /// case-insensitive one would be several times slower. `Passwort` and `mot de passe` hold `pass`;
 /// `contraseña`, `senha`, `wachtwoord` and `Kennwort` need their own, as does `Basic`: those are
-/// written in lower case and capitalized only, which keeps the set at 31 literals, within the 32
-/// the fastest (slim) Teddy prefilter takes. `pw` (`DB_PW`, `smtpPw`) holds `pwd`.
+/// written in lower case and capitalized only, and Wi-Fi's `psk` in lower case, which keeps the set
+/// at 32 literals, the most the fastest (slim) Teddy prefilter takes. `pw` (`DB_PW`, `smtpPw`)
+/// holds `pwd`.
 const KEYWORD_TRIGGERS: &str = concat!(
     "pass|Pass|PASS|pw|Pw|PW|secret|Secret|SECRET|token|Token|TOKEN|key|Key|KEY",
-    "|auth|Auth|AUTH|bearer|Bearer|BEARER|basic|Basic",
+    "|auth|Auth|AUTH|bearer|Bearer|BEARER|basic|Basic|psk",
     "|contrase|Contrase|senha|Senha|wachtwoord|Wachtwoord|kennwort|Kennwort",
 );
 
 /// The key-name triggers, compared without case.
-const KEYWORDS_FOLDED: [&str; 11] =
-    ["pass", "pw", "secret", "token", "key", "auth", "bearer", "contrase", "senha", "wachtwoord", "kennwort"];
+const KEYWORDS_FOLDED: [&str; 12] = [
+    "pass",
+    "pw",
+    "psk",
+    "secret",
+    "token",
+    "key",
+    "auth",
+    "bearer",
+    "contrase",
+    "senha",
+    "wachtwoord",
+    "kennwort",
+];
 
 /// The indexes of the token, command-line and one-time-code triggers among the sets `find` walks
 /// (the last two are read on their own: see `find`).
@@ -155,7 +168,9 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
             }
             _ => {
-                let resume = if set == TOKEN_SET {
+                let resume = if set == TOKEN_SET && &text[start..end] == pem::BASE64_BEGIN {
+                    pem::at_base64_begin(text, start, out)
+                } else if set == TOKEN_SET {
                     vendors::at_prefix(text, start, end, out)
                 } else {
                     dispatch(text, start, end, out)

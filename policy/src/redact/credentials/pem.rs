@@ -9,6 +9,9 @@
 //! key cut off before its END line is reported up to the end of its base64 body, when at least 64
 //! base64 characters are there.
 //!
+//! A whole block in base64 (`LS0tLS1CRUdJTi…`, as Kubernetes secrets and kubeconfigs hold keys)
+//! is read the same way, once decoded.
+//!
 //! Public keys and certificates (`PUBLIC KEY`, `RSA PUBLIC KEY`, `CERTIFICATE`, …) are reported as
 //! look-alikes when complete and their body decodes, so no other recognizer reads numbers inside
 //! them; a look-alike never spans text that is not a block (a BEGIN whose END belongs to a later
@@ -73,6 +76,51 @@ pub(super) fn at_begin(text: &str, start: usize, out: &mut Vec<super::Finding>) 
         }
         None => body_start,
     }
+}
+
+/// `-----BEGIN ` in base64, as Kubernetes secrets (`tls.key: LS0tLS1CRUdJTi…`), kubeconfigs
+/// (`client-key-data:`), Helm values and `base64 -w0` output carry keys.
+pub(super) const BASE64_BEGIN: &str = "LS0tLS1CRUdJTi";
+
+/// Handles [`BASE64_BEGIN`] at `start`: a base64 run (wrapped lines included) that decodes to a
+/// PEM block is reported whole when the block is a private key, and as a look-alike when it is a
+/// certificate or public key. Returns where scanning resumes.
+pub(super) fn at_base64_begin(text: &str, start: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let is_base64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=');
+    if start > 0 && is_base64(bytes[start - 1]) {
+        return start + BASE64_BEGIN.len();
+    }
+    // The run, across the line breaks of wrapped output (`base64` wraps at 76, PEM at 64).
+    let mut end = super::run(bytes, start, 4 * MAX_BLOCK, is_base64);
+    let mut line = end - start;
+    while matches!(line, 64 | 76) && end - start < 4 * MAX_BLOCK {
+        let next = super::skip_blank(bytes, end, bytes.len().min(end + 8));
+        let line_end = super::run(bytes, next, 4 * MAX_BLOCK, is_base64);
+        if next == end || line_end == next {
+            break;
+        }
+        (line, end) = (line_end - next, line_end);
+    }
+    let payload: Vec<u8> = bytes[start..end].iter().copied().filter(|&b| is_base64(b) && b != b'=').collect();
+    let usable = payload.len() - payload.len() % 4;
+    let Ok(decoded) = LENIENT.decode(&payload[..usable]) else {
+        return start + BASE64_BEGIN.len();
+    };
+    let decoded = String::from_utf8_lossy(&decoded);
+    let label = decoded
+        .strip_prefix(BEGIN)
+        .and_then(|rest| rest.split_once(DASHES))
+        .map(|(label, _)| label)
+        .filter(|label| label.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' '));
+    match label {
+        Some(label) if label.ends_with("PRIVATE KEY") || label == "PGP PRIVATE KEY BLOCK" => {
+            super::secret(out, start, end);
+        }
+        Some(_) => super::look_alike(out, start, end),
+        None => return start + BASE64_BEGIN.len(),
+    }
+    end
 }
 
 /// A body that is a stand-in: masked or repeated characters, or `EXAMPLE`.

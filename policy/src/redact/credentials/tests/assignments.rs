@@ -241,3 +241,10 @@ fn short_names_and_passphrases_of_words() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn wifi_pre_shared_keys() {
+    assert_secret("network={\n  ssid=\"Office\"\n  psk=\"blue heron sunrise\"\n}", "blue heron sunrise");
+    assert_secret("wpa_psk=9f0c7d5e2b1a48c6d3e7f8a9b0c1d2e3", "9f0c7d5e2b1a48c6d3e7f8a9b0c1d2e3");
+    assert_clean("the psk is configured per site");
+}

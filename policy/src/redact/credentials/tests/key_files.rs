@@ -74,3 +74,24 @@ fn the_private_lines_of_a_putty_key_file() {
     let stand_in = vec!["<private key here>".to_owned()];
     assert_look_alike(&ppk("\n", &stand_in), "<private key here>");
 }
+
+#[test]
+fn pem_blocks_in_base64() {
+    use base64::Engine;
+    let key = pem("RSA PRIVATE KEY", "\n");
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&key);
+    // A Kubernetes secret and a kubeconfig: one line.
+    assert_secret(&format!("data:\n  tls.key: {encoded}\n  tls.crt: x\n"), &encoded);
+    assert_secret(&format!("users:\n- user:\n    client-key-data: {encoded}\n"), &encoded);
+    assert_secret(&format!("{{\"data\": {{\"key.pem\": \"{encoded}\"}}}}"), &encoded);
+    // `base64` wraps at 76 characters.
+    let wrapped: Vec<&str> =
+        encoded.as_bytes().chunks(76).map(|line| std::str::from_utf8(line).unwrap_or_default()).collect();
+    let wrapped = wrapped.join("\n");
+    assert_secret(&format!("$ base64 key.pem\n{wrapped}\n$ "), &wrapped);
+    // A certificate in base64 is a look-alike.
+    let certificate = base64::engine::general_purpose::STANDARD.encode(pem("CERTIFICATE", "\n"));
+    assert_look_alike(&format!("ca.crt: {certificate}\n"), &certificate);
+    // Mid-run, the marker is not aligned: not a block.
+    assert_clean(&format!("blob: QUJD{}\n", &encoded[..40]));
+}
