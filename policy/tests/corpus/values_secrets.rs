@@ -1,4 +1,4 @@
-//! Credentials that must be redacted, in 18 forms.
+//! Credentials that must be redacted, in 22 forms.
 //!
 //! Each form follows its issuer's published format: PEM private keys (see `values_pem`), JWTs
 //! whose header is JSON with `alg`, AWS access key ids (`AKIA`/`ASIA` + 16 base32) with their
@@ -6,7 +6,9 @@
 //! Slack `xoxb-`/`xoxp-`, Stripe `sk_live_`/`rk_live_`, Google `AIza`, OpenAI `sk-proj-`,
 //! SendGrid `SG.`, Azure storage `AccountKey=`, passwords in URLs, `Authorization: Bearer` and
 //! `Basic` header values, and secrets assigned to `password`/`secret`/`api_key`-like keys (the
-//! key is context, the planted value is the secret alone).
+//! key is context, the planted value is the secret alone), passwords on command lines, one-time
+//! codes, the private member of a JSON Web Key, and tokens of registries, secret stores,
+//! observability and AI vendors and Telegram bots.
 
 use policy::RedactionKind;
 
@@ -90,7 +92,16 @@ pub fn github_token(rng: &mut Rng) -> String {
 
 /// One to two credential values (an AWS key id travels with its secret).
 pub fn credential(rng: &mut Rng) -> Vec<Planted> {
-    let one = match rng.below(24) {
+    let one = match rng.below(28) {
+        24 => command_line(rng),
+        25 => one_time_code(rng),
+        26 => {
+            let (x, y, d) = (rng.string(URL_SAFE, 43), rng.string(URL_SAFE, 43), rng.string(URL_SAFE, 43));
+            secret(d, "jwk private member")
+                .key("jwk")
+                .around(format!(r#"{{"kty":"EC","crv":"P-256","x":"{x}","y":"{y}","d":""#), r#""}"#)
+        }
+        27 => vendor_token(rng),
         0..=2 => super::values_pem::private_key(rng),
         3 | 4 => secret(jwt(rng), "jwt").key(*rng.pick(&["access_token", "id_token", "token"])),
         5 | 6 => {
@@ -185,6 +196,7 @@ pub fn credential(rng: &mut Rng) -> Vec<Planted> {
         }
         _ => {
             let key = *rng.pick(&[
+                "pw",
                 "password",
                 "passwd",
                 "pwd",
@@ -204,4 +216,56 @@ pub fn credential(rng: &mut Rng) -> Vec<Planted> {
         }
     };
     vec![one]
+}
+
+/// A password handed to a command on its command line, quoted as a shell user would.
+fn command_line(rng: &mut Rng) -> Planted {
+    let (before, after) = *rng.pick(&[
+        ("mysql -u app -p'", "' shop"),
+        ("sshpass -p '", "' ssh -l deploy db.internal"),
+        ("redis-cli -h cache -a '", "' ping"),
+        ("docker login -u ci -p '", "' registry.acme-corp.com"),
+        ("curl -u 'svc:", "' https://api.internal/v1"),
+        ("smbclient //fs/share -U 'bob%", "'"),
+        ("openssl pkcs12 -export -passout 'pass:", "' -out c.p12"),
+        ("keytool -list -storepass '", "' -keystore ks.jks"),
+        ("htpasswd -b .htpasswd admin '", "'"),
+        ("echo '", "' | sudo -S systemctl restart app"),
+    ]);
+    secret(password(rng), "command line").key("command").around(before, after)
+}
+
+/// A one-time code as a text message or a log writes it: six digits that are no filler run.
+fn one_time_code(rng: &mut Rng) -> Planted {
+    let code = loop {
+        let code = rng.digits(6);
+        let steps: Vec<i16> =
+            code.as_bytes().windows(2).map(|pair| i16::from(pair[1]) - i16::from(pair[0])).collect();
+        // Three equal steps of -1, 0 or +1 in a row make a filler run of four.
+        if !steps.windows(3).any(|run| run[0] == run[1] && run[1] == run[2] && run[0].abs() <= 1) {
+            break code;
+        }
+    };
+    let (before, after) = *rng.pick(&[
+        ("Your verification code is ", ""),
+        ("", " is your Acme login code"),
+        ("2FA code: ", ""),
+        ("Use ", " as your one-time passcode."),
+        ("OTP: ", ""),
+    ]);
+    secret(code, "one-time code").key("sms").around(before, after)
+}
+
+/// A token of a vendor format beyond the big clouds: registries, secret stores, observability,
+/// AI providers, chat bots.
+fn vendor_token(rng: &mut Rng) -> Planted {
+    let text = match rng.below(6) {
+        0 => format!("dckr_pat_{}", rng.string(URL_SAFE, 27)),
+        1 => format!("hvs.{}", rng.string(URL_SAFE, 91)),
+        2 => format!("glsa_{}_{}", rng.string(BASE62, 32), rng.string(HEX, 8)),
+        3 => format!("gsk_{}", rng.string(BASE62, 52)),
+        4 => format!("{}:AA{}", rng.digits_between(8, 10), rng.string(URL_SAFE, 33)),
+        _ => format!("sk-{}", rng.string(HEX, 32)),
+    };
+    secret(text, "vendor token").key(*rng.pick(&["TOKEN", "api_token", "credential"]))
 }

@@ -300,11 +300,13 @@ fn segment_starts(bytes: &[u8], at: usize) -> bool {
         || super::after_escape(bytes, at)
 }
 
-/// The command a word names: a table name, written alone or as a path (`/usr/bin/mysql`), after
-/// a prompt or an opening quote.
+/// The command a word names: a table name, written alone or as a path (`/usr/bin/mysql`,
+/// `C:\Tools\mysql.exe`), after whatever else the word holds before it: a prompt, a quote, the
+/// key of a log field or JSON member (`command=mysql`, `"cmd":"mysql`), a CSV cell's comma.
 fn lookup(word: &str) -> Option<&'static Command> {
-    let word = word.trim_start_matches(['$', '#', '>', '"', '\'', '(']);
-    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let path =
+        word.rsplit(|c: char| !(c.is_ascii_alphanumeric() || "_.-/\\".contains(c))).next().unwrap_or(word);
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let name = name.strip_suffix(".exe").unwrap_or(name);
     COMMANDS.iter().find(|command| command.names.contains(&name))
 }
@@ -502,8 +504,8 @@ fn echo(text: &str, words: &[Word], line_end: usize, out: &mut Vec<super::Findin
         .filter(|word| !matches!(&text[word.start..word.end], "-n" | "-e" | "-ne" | "-en"))
         .collect();
     let [value] = echoed.as_slice() else { return };
-    if text[value.start..value.end].contains('%') {
-        return; // a printf format
+    if text[..value.start].trim_end().ends_with("printf") && text[value.start..value.end].contains('%') {
+        return; // a format: the password is another argument
     }
     let (consumer, _) = command_words(text, line_end + 1);
     let written: Vec<&str> = consumer.iter().map(|word| &text[word.start..word.end]).collect();

@@ -38,6 +38,11 @@ fn passwords_given_as_options() {
     for (text, password) in cases {
         assert_secret(text, password);
     }
+    // The command word glued to what a log, JSON text or a CSV cell puts before it.
+    assert_secret("INFO request command=mysql -u app -p'Xg7fruenf%' shop status=400", "Xg7fruenf%");
+    assert_secret(r#"{"command":"curl -u 'svc:Cs7snim2&' https://api.internal/v1"}"#, "Cs7snim2&");
+    assert_secret("22732,[card 1],\"docker login -u ci -p 'piano-maple' registry\",x", "piano-maple");
+    assert_secret("C:\\Tools\\mysql.exe -u app -pW1nP4ss", "W1nP4ss");
     // JSON text: a command logged inside a string.
     assert_secret(r#"{"cmd": "mysql -uroot -p\"S3cr3tPw\" prod\n"}"#, "S3cr3tPw");
     // A line continuation keeps the command going.
@@ -57,6 +62,7 @@ fn passwords_given_as_arguments_and_on_standard_input() {
         ("echo Rg7tKn2pQ | docker login -u ci --password-stdin registry", "Rg7tKn2pQ"),
         ("echo 'svc:N3wPassw0rd' | chpasswd", "N3wPassw0rd"),
         ("echo -n Pw9x7Lm | passwd --stdin svc", "Pw9x7Lm"),
+        ("echo 'REfq?mJ7p4%FdT' | sudo -S systemctl restart app", "REfq?mJ7p4%FdT"),
     ];
     for (text, password) in cases {
         assert_secret(text, password);
