@@ -1,6 +1,6 @@
 //! The policy crate's one integration test binary: golden decision cases from data files,
 //! explanations, redaction per recognizer, the redaction corpus (recall and precision), the
-//! deny-is-never-allow property, and reload behaviour.
+//! deny-is-never-allow property, the redactor on any text, and reload behaviour.
 
 #[path = "policy/cases.rs"]
 mod cases;
@@ -14,5 +14,7 @@ mod properties;
 mod redaction;
 #[path = "policy/redaction_corpus.rs"]
 mod redaction_corpus;
+#[path = "policy/redaction_fuzz.rs"]
+mod redaction_fuzz;
 #[path = "policy/reload.rs"]
 mod reload;

@@ -314,7 +314,7 @@ fn lookup(word: &str) -> Option<&'static Command> {
 /// The words of the command line from `from` up to its end, and where it ends.
 fn command_words(text: &str, from: usize) -> (Vec<Word>, usize) {
     let bytes = text.as_bytes();
-    let stop = bytes.len().min(from + 4096);
+    let stop = super::floor_boundary(text, from + 4096);
     let mut words = Vec::new();
     let mut at = from;
     while words.len() < MAX_WORDS {

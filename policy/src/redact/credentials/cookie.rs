@@ -27,7 +27,7 @@ pub(super) fn header(text: &str, start: usize, end: usize, out: &mut Vec<super::
     if !super::starts_word(bytes, start) {
         return end;
     }
-    let set_cookie = start >= 4 && text[start - 4..start].eq_ignore_ascii_case("set-");
+    let set_cookie = start >= 4 && bytes[start - 4..start].eq_ignore_ascii_case(b"set-");
     let mut at = run(bytes, end, 8, |b| b == b' ' || b == b'\t');
     // A JSON value opens with a quote (escaped inside JSON text).
     let quote = run(bytes, at, 4, |b| b == b'\\');

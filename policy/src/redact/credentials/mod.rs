@@ -256,12 +256,17 @@ fn look_alike(out: &mut Vec<Finding>, start: usize, end: usize) {
     out.push(Finding::look_alike(start, end, RedactionKind::Credentials));
 }
 
-/// The end of the run of bytes matching `keep` from `from`, at most `limit` bytes long.
+/// The end of the run of bytes matching `keep` from `from`, at most `limit` bytes long. A run cut
+/// by the limit inside a multi-byte character ends before that character, so the run's end is
+/// always a char boundary of the text `bytes` belong to (when `from` is one).
 fn run(bytes: &[u8], from: usize, limit: usize, keep: impl Fn(u8) -> bool) -> usize {
     let stop = bytes.len().min(from.saturating_add(limit));
     let mut index = from;
     while index < stop && keep(bytes[index]) {
         index += 1;
+    }
+    while index > from && bytes.get(index).is_some_and(|&b| b & 0xC0 == 0x80) {
+        index -= 1;
     }
     index
 }

@@ -137,7 +137,11 @@ fn qualified(text: &str, word_start: usize, name: usize) -> bool {
         return QUALIFIERS.iter().any(|qualifier| compound.trim_end_matches('-') == *qualifier);
     }
     let before = text[..word_start].trim_end_matches([' ', '-']);
-    let word_start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '-')).map_or(0, |index| index + 1);
+    let word_start = before
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '-'))
+        .map_or(0, |(index, c)| index + c.len_utf8());
     let word = before[word_start..].to_lowercase();
     QUALIFIERS.contains(&word.as_str())
         || (word == "time" && before[..word_start].to_lowercase().trim_end().ends_with("one"))
