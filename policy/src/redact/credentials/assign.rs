@@ -31,9 +31,12 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     }
     let mut name_end = run(bytes, end, 64, is_name);
     if text[name_end..].starts_with(|c: char| c.is_alphabetic() && !c.is_ascii()) {
-        // A name spelled beyond ASCII (`contraseña`).
+        // A name spelled beyond ASCII (`contraseña`), up to a particle linking it to its value
+        // (`密码是 …`), which the name does not hold.
         let rest = &text[name_end..super::floor_boundary(text, name_end + 64)];
-        name_end += rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+        let word = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+        let particle = PARTICLES.iter().filter_map(|particle| rest[..word].find(particle)).min();
+        name_end += particle.unwrap_or(word);
     }
     let query = name_start > 0 && matches!(bytes[name_start - 1], b'?' | b'&');
     let dashes = run(bytes, name_start, 2, |b| b == b'-') - name_start;
@@ -79,6 +82,7 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             };
             let (value, strong) = match value::block_scalar(text, name_start, value)
                 .or_else(|| value::passphrase_line(text, name, value))
+                .or_else(|| value::user_and_password(text, name, value))
             {
                 Some(whole) => (whole, true),
                 None => (value, strong),
@@ -95,6 +99,16 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     }
 }
 
+/// Particles that link a name to its value in Chinese (`是`, `为`, `為`), Japanese (`は`) and
+/// Korean (`는`, `은`): `密码是 …`, `パスワードは …`, `비밀번호는 …`.
+const PARTICLES: [&str; 6] = ["\u{662f}", "\u{4e3a}", "\u{70ba}", "\u{306f}", "\u{b294}", "\u{c740}"];
+
+/// The length of the particle at `at`, or 0.
+fn particle_len(text: &str, at: usize) -> usize {
+    let rest = text.get(at..).unwrap_or_default();
+    PARTICLES.iter().find(|particle| rest.starts_with(*particle)).map_or(0, |particle| particle.len())
+}
+
 /// A cheap first look: whether anything after (or before) the name can make it an assignment,
 /// so the many key words of prose ("the author", "a key to") are dropped at once.
 fn may_assign(text: &str, name_start: usize, name_end: usize, flag: bool) -> bool {
@@ -103,6 +117,7 @@ fn may_assign(text: &str, name_start: usize, name_end: usize, flag: bool) -> boo
     let next = run(bytes, closed, 16, |b| b == b' ' || b == b'\t');
     let opened = name_start.checked_sub(1).map(|index| bytes[index]);
     matches!(bytes.get(next), Some(b'=' | b':'))
+        || particle_len(text, next) > 0
         || (opened == Some(b'<') && bytes.get(name_end) == Some(&b'>'))
         || (flag && next > closed)
         || (next > name_end && bytes[name_start..name_end].eq_ignore_ascii_case(b"bearer"))
@@ -120,7 +135,8 @@ fn is_name_label(bytes: &[u8], name_start: usize) -> bool {
         index -= 1;
     }
     let before = &bytes[..index];
-    index < name_start
+    // A label is followed by its separator (`name: X`, `key="X"`); `key password` is prose.
+    bytes[index..name_start].iter().any(|&b| b == b':' || b == b'=')
         && [b"name".as_slice(), b"key".as_slice()].iter().any(|label| {
             before.len() >= label.len()
                 && before[before.len() - label.len()..].eq_ignore_ascii_case(label)
@@ -158,6 +174,15 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
         (1, key_quoted)
     } else if flag && spaced {
         (0, false)
+    } else if particle_len(text, at) > 0 {
+        // `密码为：…`: a colon (fullwidth, unless the scan text folded it) may follow the particle.
+        let after = at + particle_len(text, at);
+        let colon = if text[after..].starts_with('\u{ff1a}') {
+            '\u{ff1a}'.len_utf8()
+        } else {
+            run(bytes, after, 1, |b| b == b':') - after
+        };
+        (after + colon - at, false)
     } else {
         return None;
     };
@@ -168,6 +193,12 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
         return None;
     }
     if separator_len == 0 && bytes[value.start] == b'-' {
+        return None;
+    }
+    if particle_len(text, at - separator_len) > 0
+        && !value.text(text).bytes().any(|b| b.is_ascii_alphanumeric())
+    {
+        // After a particle, a value of the sentence's own script is prose (`パスワードはありません`).
         return None;
     }
     Some((value, strong || value.quoted))

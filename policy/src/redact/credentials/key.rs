@@ -2,11 +2,12 @@
 //! `apiKey`, `X-API-Key`, `aws_secret_access_key`, `SecretAccessKey`, `spring.datasource.password`.
 //!
 //! A name is split into words at `_`, `-`, `.` and camel-case humps, and judged by its last word:
-//! - ends in `password`, `passwd`, `passphrase`, `passcode`, `pwd`, `secret`, `token`, `apikey`
+//! - ends in `password`, `passwd`, `passphrase`, `passcode`, `pwd`, `secret`, `token`, `apikey`,
+//!   `credential(s)`
 //!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or in the words for a password of other
 //!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`, `passord`, `пароль`,
 //!   `パスワード`, `密码`, `비밀번호`, `hasło`, `lösenord`…), or is `pass`, `senha` or `passe` (the
-//!   last word of `mot de passe`), `pw` or `psk`: a secret;
+//!   last word of `mot de passe`), `pw`, `psk` or `creds`: a secret;
 //! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
 //!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
 //!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
@@ -29,8 +30,10 @@ pub(super) enum Key {
     Bearer,
 }
 
-const SECRET_ENDINGS: [&str; 14] = [
+const SECRET_ENDINGS: [&str; 16] = [
     "password",
+    "credentials",
+    "credential",
     "passwd",
     "passphrase",
     "passcode",
@@ -68,9 +71,9 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
 
 /// Whole last words that name a password (`senha` alone: `resenha` is a review; `pw` alone:
 /// `DB_PW`, `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
-const SECRET_WORDS: [&str; 5] = ["pass", "senha", "passe", "pw", "psk"];
+const SECRET_WORDS: [&str; 6] = ["pass", "senha", "passe", "pw", "psk", "creds"];
 
-const KEY_QUALIFIERS: [&str; 26] = [
+const KEY_QUALIFIERS: [&str; 31] = [
     "api",
     "secret",
     "private",
@@ -97,6 +100,12 @@ const KEY_QUALIFIERS: [&str; 26] = [
     "admin",
     "root",
     "sas",
+    // Wi-Fi's password ("the Wi-Fi key", `wlan_key`, "network key" as Windows calls it).
+    "wifi",
+    "fi",
+    "wlan",
+    "wpa",
+    "network",
 ];
 
 /// Words that, right before the last word, make it a counter, cursor or setting.

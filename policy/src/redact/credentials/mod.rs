@@ -79,8 +79,9 @@ const TOKEN_TRIGGERS: &str = concat!(
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
 /// Russian and Ukrainian, Japanese, Chinese, Korean, Polish, Swedish, Danish, Finnish, Turkish,
-/// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has. A regex of
-/// their own: mixed into the shape triggers they slowed every scan by a quarter.
+/// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has, and
+/// `credentials`/`creds` (the key-word set is full). A regex of their own: mixed into the shape
+/// triggers they slowed every scan by a quarter.
 const WORD_TRIGGERS: &str = concat!(
     "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}|\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
     "|\u{41f}\u{410}\u{420}\u{41e}\u{41b}\u{42c}|\u{30d1}\u{30b9}\u{30ef}\u{30fc}\u{30c9}",
@@ -88,6 +89,7 @@ const WORD_TRIGGERS: &str = concat!(
     "|[Hh]as\u{142}o|HAS\u{141}O|[Ll]\u{f6}senord|L\u{d6}SENORD|[Aa]dgangskode|ADGANGSKODE",
     "|[Ss]alasana|SALASANA|[\u{15f}\u{15e}]ifre|[Jj]elsz\u{f3}|JELSZ\u{d3}",
     "|\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}|\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
+    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS",
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
@@ -103,8 +105,8 @@ const KEYWORD_TRIGGERS: &str = concat!(
     "|contrase|Contrase|senha|Senha|wachtwoord|Wachtwoord|kennwort|Kennwort",
 );
 
-/// The key-name triggers, compared without case.
-const KEYWORDS_FOLDED: [&str; 12] = [
+/// The key-name triggers (and the ASCII ones of the word triggers), compared without case.
+const KEYWORDS_FOLDED: [&str; 14] = [
     "pass",
     "pw",
     "psk",
@@ -117,6 +119,8 @@ const KEYWORDS_FOLDED: [&str; 12] = [
     "senha",
     "wachtwoord",
     "kennwort",
+    "credential",
+    "creds",
 ];
 
 /// The indexes of the token, command-line and one-time-code triggers among the sets `find` walks

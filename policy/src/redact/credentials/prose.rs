@@ -9,12 +9,15 @@
 //! - or after up to four short words of which the last is a linking word: a copula or a word of
 //!   change in one of the gateway's languages (`is`, `is now`, `on file is`, `ist`, `lautet`,
 //!   `est`, `es`, `è`, `é`, `wordt`, `set to`, `e.g.`, …). The words before it may be any (`on
-//!   file`, `enregistré`), so long as they hold only letters: a value is never skipped.
+//!   file`, `enregistré`), so long as they hold only letters, except right after a preposition
+//!   (`for db01`, `for wifi "Office5G"`, `für Server-2`), where up to two chunks name what the
+//!   secret is for: a value is never skipped otherwise.
 //!
 //! Prose says much after a secret's name that is no secret ("password reset", "the token
 //! expired at 14:05", "the password for user admin42 is required"), so the value must also
-//! *look like* a secret (see `shape`), or be one quoted word of letters and digits
-//! (`"hunter22"`); placeholders never count. A value glued to the name (`"token"),`) is code.
+//! *look like* a secret (see `shape`), or be one word of letters and digits quoted
+//! (`"hunter22"`) or after a password's name ("the root password for db01 is hunter2", where
+//! people's own choices are weak); placeholders never count. A value glued to the name (`"token"),`) is code.
 //!
 //! When nothing follows, a value *before* the name counts too, when a linking word stands close
 //! to both on the same line ("`Xk9…Zb` is the API key for staging"). Only the value is reported.
@@ -30,6 +33,10 @@ const LINKS: [&str; 41] = [
     "devient", "es", "era", "será", "sigue", "è", "sarà", "resta", "wordt", "blijft", "luidt", "nu", "é",
     "fica", "para",
 ];
+
+/// Words that start a phrase naming what a secret is for ("the password for db01 is …"), in the
+/// gateway's languages: what follows them is no value.
+const PREPOSITIONS: [&str; 9] = ["for", "of", "on", "für", "von", "pour", "de", "voor", "per"];
 
 /// Words of the window, the linking word included.
 const MAX_WORDS: usize = 4;
@@ -94,6 +101,9 @@ fn after(text: &str, name_end: usize) -> Option<Value> {
     let mut at = name_end;
     let mut linked = true;
     let mut words = 0;
+    // Chunks that may name what the secret is for, after a preposition (`for db01`, `for wifi
+    // "Office5G"`): skipped like words, never the value.
+    let mut qualifiers = 0;
     for _ in 0..MAX_CHUNKS {
         at = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
         let end = chunk_end(bytes, at);
@@ -114,7 +124,16 @@ fn after(text: &str, name_end: usize) -> Option<Value> {
             }
             let lower = word.to_lowercase();
             linked = LINKS.contains(&lower.as_str()) || tail.contains([':', '=']);
+            if PREPOSITIONS.contains(&lower.as_str()) {
+                qualifiers = 2;
+            }
             if tail.contains(['.', '!', '?', ';']) {
+                return None;
+            }
+        } else if qualifiers > 0 && !linked {
+            qualifiers -= 1;
+            words += 1;
+            if words > MAX_WORDS || chunk.ends_with(['.', '!', '?', ';']) {
                 return None;
             }
         } else {
@@ -193,7 +212,7 @@ fn judge(text: &str, name: &str, value: Value) -> Option<bool> {
         return None;
     }
     let shaped = looks_secret(written)
-        || (value.quoted
+        || ((value.quoted || names_password(name))
             && written.len() >= 6
             && written.bytes().all(|b| b.is_ascii_graphic())
             && written.bytes().any(|b| b.is_ascii_alphabetic())
@@ -211,6 +230,15 @@ fn judge(text: &str, name: &str, value: Value) -> Option<bool> {
         return None;
     }
     Some(true)
+}
+
+/// Whether `name` names a password (not a key or token): people choose passwords, so a short
+/// one of letters and digits (`hunter22`) is still one after such a name.
+fn names_password(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    ["password", "passwd", "passwort", "kennwort", "wachtwoord", "contraseña", "senha", "pass"]
+        .iter()
+        .any(|word| lower.ends_with(word))
 }
 
 /// The end of the whitespace-separated chunk at `at`, on this line (JSON escapes end it).

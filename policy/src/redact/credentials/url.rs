@@ -3,8 +3,9 @@
 //! `https://discord.com/api/webhooks/<id>/<token>`), and the signature of a signed URL, which
 //! grants its access to whoever holds the URL: Azure's shared access signature (`sig=`), S3's and
 //! Google Cloud Storage's presigned URLs (`X-Amz-Signature=`, `X-Goog-Signature=`) and
-//! CloudFront's signed URLs (`Signature=`). Their other parameters (the AWS key id, a
-//! `X-Amz-Security-Token`) are found by their own recognizers.
+//! CloudFront's signed URLs (`Signature=`), and a session id carried in the URL (`;jsessionid=`,
+//! `?PHPSESSID=`, `sid=`), which signs in whoever opens it. Their other parameters (the AWS key
+//! id, a `X-Amz-Security-Token`) are found by their own recognizers.
 //!
 //! The authority runs from `://` to the first `/`, `?`, `#`, whitespace, quote, `<`, `>` or
 //! backslash; its last `@` ends the userinfo (so a password with a raw `@` is taken whole) and its
@@ -26,6 +27,23 @@ const SIGNATURE_PARAMETERS: [&str; 4] = ["sig", "signature", "x-amz-signature", 
 /// The shortest signature taken: Azure's is 32 bytes in base64, AWS's and Google's are hex.
 const MIN_SIGNATURE: usize = 16;
 
+/// URL parameters that carry a session id: a URL holding one signs its holder in (Java's
+/// `;jsessionid=`, PHP's `PHPSESSID`, ASP's `ASPSESSIONID…`, and the generic names).
+const SESSION_PARAMETERS: [&str; 9] = [
+    "jsessionid",
+    "phpsessid",
+    "sid",
+    "sessid",
+    "sessionid",
+    "session_id",
+    "session",
+    "sessiontoken",
+    "session_token",
+];
+
+/// The shortest session id taken.
+const MIN_SESSION: usize = 8;
+
 /// Handles `://` at `at`; returns where scanning resumes.
 pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
@@ -40,7 +58,7 @@ pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Fi
     if at - scheme < 2 || !bytes[scheme].is_ascii_alphabetic() {
         return authority;
     }
-    signature_in_query(text, authority, out);
+    parameters_in_url(text, authority, out);
     let stops =
         |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\' | b'/');
     let end = run(bytes, authority, MAX_AUTHORITY, |b| !stops(b) && b != b'?' && b != b'#');
@@ -67,29 +85,51 @@ pub(super) fn at_scheme_separator(text: &str, at: usize, out: &mut Vec<super::Fi
     start
 }
 
-/// Reports the value of each signature parameter in the query of the URL whose authority starts
-/// at `authority`. The URL ends where prose or markup would end it; its query runs from the first
-/// `?` to a `#`, in parameters split on `&` or `;`.
-fn signature_in_query(text: &str, authority: usize, out: &mut Vec<super::Finding>) {
+/// Reports the value of each signature parameter and session id in the URL whose authority
+/// starts at `authority`: in its query (from the first `?` to a `#`, parameters split on `&` or
+/// `;`) and in its path parameters (`/app;jsessionid=…`). The URL ends where prose or markup would
+/// end it.
+fn parameters_in_url(text: &str, authority: usize, out: &mut Vec<super::Finding>) {
     let bytes = text.as_bytes();
     let url_end = run(bytes, authority, MAX_URL, |b| {
         !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\')
     });
-    let Some(query_start) = text[authority..url_end].find('?').map(|index| authority + index + 1) else {
+    let url = &text[authority..url_end];
+    let query_start = url.find('?').map(|index| authority + index + 1);
+    let path_end =
+        query_start.map_or_else(|| url.find('#').map_or(url_end, |index| authority + index), |q| q - 1);
+    // Path parameters: `;name=value` up to the next `/`, `;` or the query.
+    let mut at = authority;
+    while let Some(offset) = text[at..path_end].find(';') {
+        let start = at + offset + 1;
+        let end = text[start..path_end].find(['/', ';']).map_or(path_end, |index| start + index);
+        parameter(text, start, end, out);
+        at = end;
+    }
+    let Some(query_start) = query_start else {
         return;
     };
     let query_end = text[query_start..url_end].find('#').map_or(url_end, |index| query_start + index);
     let mut start = query_start;
-    for parameter in text[query_start..query_end].split(['&', ';']) {
-        if let Some((name, value)) = parameter.split_once('=')
-            && SIGNATURE_PARAMETERS.iter().any(|wanted| name.eq_ignore_ascii_case(wanted))
-            && value.len() >= MIN_SIGNATURE
-            && !placeholder::is_placeholder(value)
-        {
-            let value_start = start + name.len() + 1;
-            super::secret(out, value_start, value_start + value.len());
-        }
-        start += parameter.len() + 1;
+    for piece in text[query_start..query_end].split(['&', ';']) {
+        parameter(text, start, start + piece.len(), out);
+        start += piece.len() + 1;
+    }
+}
+
+/// Reports the value of the URL parameter `name=value` at `start..end` when it is a signature
+/// (16 characters or more) or a session id (8 or more).
+fn parameter(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) {
+    let Some((name, value)) = text[start..end].split_once('=') else {
+        return;
+    };
+    let lower = name.to_ascii_lowercase();
+    let signature = SIGNATURE_PARAMETERS.contains(&lower.as_str()) && value.len() >= MIN_SIGNATURE;
+    let session = (SESSION_PARAMETERS.contains(&lower.as_str()) || lower.starts_with("aspsessionid"))
+        && value.len() >= MIN_SESSION;
+    if (signature || session) && !placeholder::is_placeholder(value) {
+        let value_start = start + name.len() + 1;
+        super::secret(out, value_start, end);
     }
 }
 

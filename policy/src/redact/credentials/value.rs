@@ -1,9 +1,9 @@
 //! Reading an assigned value: where it starts and ends in every carrier (bare, quoted, quoted
 //! inside JSON text as `\"…\"`), and whether a bare one is a word of prose.
 //!
-//! A bare value ends at whitespace, a quote, a backtick, `&` (but an HTML character reference
-//! such as `&equals;` is read through, and a `&` ending the word is kept), `,`, `;`, `<`, or a
-//! JSON escape
+//! A bare value ends at whitespace, a quote, a backtick, a `&` that starts the next query
+//! parameter (`&user=`; any other `&` is the value's, and an HTML character reference such as
+//! `&equals;` is read through), `,`, `;`, `<`, or a JSON escape
 //! (`\n`, `\r`, `\t`, `\"`, `\'`, with any number of backslashes); an unbalanced closing bracket
 //! or one sentence-ending period is trimmed. A quoted value ends at its matching quote (escaped
 //! quotes inside are skipped) and may hold spaces, never a line break.
@@ -127,6 +127,19 @@ pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Va
     whole.then_some(Value { start: first.start, end: first.start + line.len(), quoted: false })
 }
 
+/// `user / password` under a name for both (`Credentials: admin / P4ss!`, `creds: svc | pw`):
+/// the pair as one value, so the password after the separator is not left out. `None` otherwise.
+pub(super) fn user_and_password(text: &str, name: &str, first: Value) -> Option<Value> {
+    let lower = name.to_ascii_lowercase();
+    if first.quoted || !["credential", "credentials", "creds"].iter().any(|word| lower.ends_with(word)) {
+        return None;
+    }
+    let rest = &text[first.end..];
+    let separator = [" / ", " | ", " : "].iter().find(|separator| rest.starts_with(**separator))?;
+    let second = read(text, first.end + separator.len()).filter(|second| !second.quoted)?;
+    Some(Value { start: first.start, end: second.end, quoted: false })
+}
+
 /// A bare value from `at`.
 fn read_bare(text: &str, at: usize) -> Option<Value> {
     let bytes = text.as_bytes();
@@ -142,13 +155,9 @@ fn read_bare(text: &str, at: usize) -> Option<Value> {
     while end < stop {
         match bytes[end] {
             b'&' if reference_len(&bytes[end..]) > 0 => end += reference_len(&bytes[end..]),
-            // `&` ending a word belongs to it (`Xy7pq&`); one joining query parameters does not.
-            b'&' if bytes
-                .get(end + 1)
-                .is_none_or(|b| b.is_ascii_whitespace() || b")]}\"'<;,.!?".contains(b)) =>
-            {
-                end += 1;
-            }
+            // `&` belongs to a password (`Xy7pq&`, `Tr0ub4dor&3`) unless it joins the next query
+            // parameter (`&user=…`).
+            b'&' if !starts_parameter(&bytes[end + 1..stop]) => end += 1,
             b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'&' | b',' | b';' | b'<' => break,
             b'\\' => {
                 let after = super::run(bytes, end, stop - end, |b| b == b'\\');
@@ -162,6 +171,14 @@ fn read_bare(text: &str, at: usize) -> Option<Value> {
     }
     let end = trim_bare(&text[at..end]) + at;
     (end > at).then_some(Value { start: at, end, quoted: false })
+}
+
+/// Whether `bytes` start with a query parameter's name and `=` (`user=`, `redirect_uri=`).
+fn starts_parameter(bytes: &[u8]) -> bool {
+    let name = super::run(bytes, 0, 64, |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'[' | b']')
+    });
+    name > 0 && bytes.get(name) == Some(&b'=')
 }
 
 /// The length of the HTML character reference `&name;`, `&#NN;` or `&#xNN;` that `bytes` starts

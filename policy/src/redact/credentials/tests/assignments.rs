@@ -248,3 +248,14 @@ fn wifi_pre_shared_keys() {
     assert_secret("wpa_psk=9f0c7d5e2b1a48c6d3e7f8a9b0c1d2e3", "9f0c7d5e2b1a48c6d3e7f8a9b0c1d2e3");
     assert_clean("the psk is configured per site");
 }
+
+#[test]
+fn an_ampersand_inside_a_password_and_credentials_as_a_pair() {
+    assert_secret("here's the admin password: Tr0ub4dor&3", "Tr0ub4dor&3");
+    assert_eq!(redacted("?password=p4ss&w0rd&user=ada"), ["p4ss&w0rd"]);
+    assert_secret("credentials: admin:Sup3rS3cret", "admin:Sup3rS3cret");
+    assert_secret("Credentials: admin / P4ssw0rd!2024", "admin / P4ssw0rd!2024");
+    assert_secret("creds=svc_app:Zq7Wn3Lp9", "svc_app:Zq7Wn3Lp9");
+    assert_clean("Enter your credentials below.");
+    assert_clean("credentials: see the vault");
+}

@@ -234,3 +234,18 @@ fn prefilled_password_fields_of_html() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn session_ids_in_urls() {
+    assert_secret(
+        "https://intranet.corp/app;jsessionid=8F3A2B1C9D7E6F5A4B3C2D1E0F9A8B7C?page=2",
+        "8F3A2B1C9D7E6F5A4B3C2D1E0F9A8B7C",
+    );
+    assert_secret(
+        "https://shop.corp/cart?PHPSESSID=k9s8d7f6g5h4j3k2l1m0n9b8v7",
+        "k9s8d7f6g5h4j3k2l1m0n9b8v7",
+    );
+    assert_secret("see https://a.corp/x?ASPSESSIONIDQASDT=KJHGFDSAQWERTYUI&y=1", "KJHGFDSAQWERTYUI");
+    assert_clean("https://x.corp/a?side=leftcolumn&sid=abc");
+    assert_clean("https://x.corp/a;v=1/b?q=1");
+}

@@ -133,3 +133,30 @@ fn whole_strings_under_secret_keys() {
         assert!(!secret_under_key(key, value), "{key}: {value}");
     }
 }
+
+#[test]
+fn what_a_secret_is_for_and_short_chosen_passwords() {
+    assert_secret("the root password for db01 is hunter2", "hunter2");
+    assert_secret("Password for wifi \"Office5G\" is BlueHorse42", "BlueHorse42");
+    assert_secret("private key passphrase \"M00nl1ght!\"", "M00nl1ght!");
+    assert_secret("key password \"M00nl1ght!\"", "M00nl1ght!");
+    assert_secret("The Wi-Fi key is Xk9vB2mQ7zLp4RtY", "Xk9vB2mQ7zLp4RtY");
+    for text in [
+        "the password for user admin42 is required",
+        "password policy v2beta applies",
+        "the network key was rotated",
+        "the password for db01 expired.",
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn the_particles_of_chinese_japanese_and_korean() {
+    assert_secret("密码是 abc123XYZ", "abc123XYZ");
+    assert_secret("密码是abc123XYZ", "abc123XYZ");
+    assert_secret("密码为：Zx9Qw8Er", "Zx9Qw8Er");
+    assert_secret("パスワードは Kq8zT2mLx9 です", "Kq8zT2mLx9");
+    assert_secret("비밀번호는 Hx8mQ2vL9 입니다", "Hx8mQ2vL9");
+    assert_clean("パスワードはありません");
+}
