@@ -2,202 +2,18 @@
 //! user:pass`, `smbclient -U user%pass`, `openssl … -passin pass:…`, `keytool -storepass …`,
 //! `docker login -p …`, `htpasswd -b file user pass`, `net use … pass`, `echo pass | sudo -S`.
 //!
-//! Each command has an entry in [`COMMANDS`]: the options that carry a password and how each is
-//! written ([`Reads`], [`Holds`]), and for a few the positional argument that is one. A command
-//! line is read as shell words (a quoted word is one word) up to its end: a line break, `;`, `|`,
-//! `&`, `)`, a redirection or a JSON `\n` escape, so an option of one command never reads a word
-//! of the next. A value the command prompts for (`mysql -p` alone, `*` for `net use`), a
+//! Each command has an entry in `commands`: the options that carry a password and how each is
+//! written, and for a few the positional argument that is one. A command line is read as shell
+//! words (a quoted word is one word) up to its end: a line break, `;`, `|`, `&`, `)`, a
+//! redirection or a JSON `\n` escape, so an option of one command never reads a word of the next. A value the command prompts for (`mysql -p` alone, `*` for `net use`), a
 //! variable (`$PASS`, `"${pw}"`; in single quotes `$` is literal, so `'$ecret'` is a password)
 //! and a placeholder are left alone.
 
+mod commands;
+
+use commands::{Command, Flag, Holds, Positional, Reads, STDIN_OPTIONS, lookup};
+
 use super::{header, placeholder, run};
-
-/// How an option's value is written.
-#[derive(Clone, Copy)]
-enum Reads {
-    /// In the same word only: `-pS3cret`; the option alone makes the command prompt (MySQL, 7-Zip,
-    /// RAR, FreeRDP's `/p:`).
-    Glued,
-    /// The next word; glued too for a one-letter option (`-PS3cret`) and after `=` for a
-    /// `--long` one.
-    Next,
-    /// The next word only (OpenSSL's `-k`: `-kfile` is another option).
-    Separate,
-}
-
-/// What the value holds.
-#[derive(Clone, Copy)]
-enum Holds {
-    Password,
-    /// `user` + this separator + the password (`user:pw`, `user%pw`, `user,pw`); without the
-    /// separator the command prompts.
-    UserThen(u8),
-    /// OpenSSL's pass phrase argument: only `pass:…` holds one (`env:`, `file:`, `fd:`, `stdin`
-    /// say where it is kept).
-    Source,
-}
-
-struct Flag {
-    name: &'static str,
-    reads: Reads,
-    holds: Holds,
-}
-
-const fn next(name: &'static str) -> Flag {
-    Flag { name, reads: Reads::Next, holds: Holds::Password }
-}
-
-const fn glued(name: &'static str) -> Flag {
-    Flag { name, reads: Reads::Glued, holds: Holds::Password }
-}
-
-const fn user(name: &'static str, separator: u8) -> Flag {
-    Flag { name, reads: Reads::Next, holds: Holds::UserThen(separator) }
-}
-
-const fn source(name: &'static str) -> Flag {
-    Flag { name, reads: Reads::Separate, holds: Holds::Source }
-}
-
-/// A positional argument that is a password.
-#[derive(Clone, Copy, PartialEq)]
-enum Positional {
-    None,
-    /// `htpasswd -b[c…] file user password`, `htpasswd -nb user password`.
-    Htpasswd,
-    /// `net use [X:] \\host\share password [/user:…]`, `net user name password [/add]`.
-    Net,
-    /// `wpa_passphrase ssid passphrase`.
-    Second,
-    /// `echo password | sudo -S …` and the other commands that read a password on standard input.
-    Echo,
-}
-
-struct Command {
-    names: &'static [&'static str],
-    /// A word that must follow the command for its options to mean a password (`docker login`).
-    verb: Option<&'static str>,
-    flags: &'static [Flag],
-    positional: Positional,
-}
-
-const fn command(names: &'static [&'static str], flags: &'static [Flag]) -> Command {
-    Command { names, verb: None, flags, positional: Positional::None }
-}
-
-const MYSQL: &[&str] = &[
-    "mysql",
-    "mysqldump",
-    "mysqladmin",
-    "mysqlimport",
-    "mysqlcheck",
-    "mysqlshow",
-    "mysqlpump",
-    "mysqlslap",
-    "mysqlbinlog",
-    "mariadb",
-    "mariadb-dump",
-    "mariadb-admin",
-    "mariadb-import",
-    "mariadb-check",
-    "mariadb-show",
-    "mariadb-slap",
-    "mariadb-binlog",
-];
-const MONGO: &[&str] = &[
-    "mongo",
-    "mongosh",
-    "mongodump",
-    "mongorestore",
-    "mongoexport",
-    "mongoimport",
-    "mongostat",
-    "mongotop",
-    "mongofiles",
-];
-const LDAP: &[&str] = &[
-    "ldapsearch",
-    "ldapmodify",
-    "ldapadd",
-    "ldapdelete",
-    "ldapwhoami",
-    "ldapcompare",
-    "ldapmodrdn",
-    "ldapexop",
-];
-const SNMP: &[&str] =
-    &["snmpwalk", "snmpbulkwalk", "snmpget", "snmpgetnext", "snmpbulkget", "snmpset", "snmptrap"];
-const FREERDP: &[&str] = &["xfreerdp", "xfreerdp3", "wlfreerdp", "wlfreerdp3", "sdl-freerdp", "sdl-freerdp3"];
-const SAMBA: &[&str] = &["smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "smbcquotas"];
-const REGISTRY_LOGIN: &[&str] = &["docker", "podman", "buildah", "skopeo", "nerdctl", "oras"];
-
-/// Every command known to take a password on its command line.
-const COMMANDS: &[Command] = &[
-    command(MYSQL, &[glued("-p"), glued("--password")]),
-    command(
-        &["curl"],
-        &[user("-u", b':'), user("--user", b':'), user("-U", b':'), user("--proxy-user", b':')],
-    ),
-    command(&["sshpass"], &[next("-p")]),
-    command(&["redis-cli"], &[next("-a"), next("--pass")]),
-    command(SAMBA, &[user("-U", b'%'), user("--user", b'%')]),
-    Command {
-        names: REGISTRY_LOGIN,
-        verb: Some("login"),
-        flags: &[next("-p"), next("--password")],
-        positional: Positional::None,
-    },
-    Command {
-        names: &["az"],
-        verb: Some("login"),
-        flags: &[next("-p"), next("--password")],
-        positional: Positional::None,
-    },
-    command(
-        &["openssl"],
-        &[
-            source("-pass"),
-            source("-passin"),
-            source("-passout"),
-            source("-password"),
-            Flag { name: "-k", reads: Reads::Separate, holds: Holds::Password },
-        ],
-    ),
-    command(&["zip", "unzip"], &[next("-P"), next("--password")]),
-    command(&["7z", "7za", "7zr", "7zz"], &[glued("-p")]),
-    command(&["rar", "unrar"], &[glued("-p"), glued("-hp")]),
-    command(
-        &["keytool", "jarsigner"],
-        &[
-            next("-storepass"),
-            next("-keypass"),
-            next("-srcstorepass"),
-            next("-deststorepass"),
-            next("-srckeypass"),
-            next("-destkeypass"),
-            next("-new"),
-        ],
-    ),
-    command(MONGO, &[next("-p"), next("--password")]),
-    command(LDAP, &[next("-w")]),
-    command(&["ldappasswd"], &[next("-w"), next("-s"), next("-a")]),
-    command(&["sqlcmd", "bcp", "osql"], &[next("-P")]),
-    command(&["ipmitool"], &[next("-P")]),
-    command(FREERDP, &[glued("/p:"), glued("/password:")]),
-    command(&["rdesktop"], &[next("-p")]),
-    command(&["nmcli"], &[next("password"), next("wifi-sec.psk"), next("802-11-wireless-security.psk")]),
-    command(&["ssh-keygen"], &[next("-N"), next("-P")]),
-    command(&["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"], &[next("-P"), next("--pw")]),
-    command(SNMP, &[next("-A"), next("-X")]),
-    command(&["lftp"], &[user("-u", b',')]),
-    Command { names: &["htpasswd"], verb: None, flags: &[], positional: Positional::Htpasswd },
-    Command { names: &["net"], verb: None, flags: &[], positional: Positional::Net },
-    Command { names: &["wpa_passphrase"], verb: None, flags: &[], positional: Positional::Second },
-    Command { names: &["echo", "printf"], verb: None, flags: &[], positional: Positional::Echo },
-];
-
-/// Options of a command reading its password on standard input (`echo pw | sudo -S …`).
-const STDIN_OPTIONS: [&str; 4] = ["--password-stdin", "--stdin", "--with-token", "stdin"];
 
 /// Triggers: an option (` -x`, ` --x`, FreeRDP's ` /p:`), whose command is looked for among the
 /// words before it, and the commands whose password is an argument without an option.
@@ -298,17 +114,6 @@ fn segment_starts(bytes: &[u8], at: usize) -> bool {
     at == 0
         || matches!(bytes[at - 1], b'\n' | b'\r' | b';' | b'|' | b'&' | b'(' | b'`')
         || super::after_escape(bytes, at)
-}
-
-/// The command a word names: a table name, written alone or as a path (`/usr/bin/mysql`,
-/// `C:\Tools\mysql.exe`), after whatever else the word holds before it: a prompt, a quote, the
-/// key of a log field or JSON member (`command=mysql`, `"cmd":"mysql`), a CSV cell's comma.
-fn lookup(word: &str) -> Option<&'static Command> {
-    let path =
-        word.rsplit(|c: char| !(c.is_ascii_alphanumeric() || "_.-/\\".contains(c))).next().unwrap_or(word);
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let name = name.strip_suffix(".exe").unwrap_or(name);
-    COMMANDS.iter().find(|command| command.names.contains(&name))
 }
 
 /// The words of the command line from `from` up to its end, and where it ends.
