@@ -5,9 +5,10 @@
 //! Each command has an entry in `commands`: the options that carry a password and how each is
 //! written, and for a few the positional argument that is one. A command line is read as shell
 //! words (a quoted word is one word) up to its end: a line break, `;`, `|`, `&`, `)`, a
-//! redirection or a JSON `\n` escape, so an option of one command never reads a word of the next. A value the command prompts for (`mysql -p` alone, `*` for `net use`), a
-//! variable (`$PASS`, `"${pw}"`; in single quotes `$` is literal, so `'$ecret'` is a password)
-//! and a placeholder are left alone.
+//! redirection or a JSON `\n` escape, so an option of one command never reads a word of the next.
+//! A value the command prompts for (`mysql -p` alone, `*` for `net use`), a variable (`$PASS`,
+//! `"${pw}"`; in single quotes `$` is literal, so `'$ecret'` is a password) and a placeholder are
+//! left alone.
 
 mod commands;
 
