@@ -172,6 +172,9 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
         (1, !spaced || flag)
     } else if rest.starts_with(b":") && !rest.starts_with(b"::") && !rest.starts_with(b"://") {
         (1, key_quoted)
+    } else if rest.starts_with(b":: ") {
+        // LDIF's base64 value (`userPassword:: e1NTSEF9…`); `std::string` has no space.
+        (2, false)
     } else if flag && spaced {
         (0, false)
     } else if particle_len(text, at) > 0 {

@@ -8,6 +8,7 @@ mod carriers;
 mod codes;
 mod commands;
 mod context;
+mod hashes;
 mod key_files;
 mod keys_and_tokens;
 mod negatives;
