@@ -87,6 +87,33 @@ fn speed(c: &mut Criterion) {
         );
     }
     group.finish();
+    adversarial(c, &redactor, &all);
+}
+
+/// Pages built to make a recognizer read the same text again and again: a table of numbers
+/// collapsed onto one line, a dotted run, a page of `key=` or `@`, one-time-code words, nested
+/// `kty` objects. Each must cost about its length, as a typical page does; before the bounds in
+/// `card`, `phone` and the credential walk, the first took seconds per 8 KB, and its time grew
+/// with the cube of its length.
+fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
+    let mut group = c.benchmark_group("redact_adversarial_16KB");
+    group.sample_size(10);
+    for (name, piece) in [
+        ("numbers", "1 "),
+        ("pairs", "12 34 "),
+        ("dotted", "1."),
+        ("assignments", "pass="),
+        ("at_signs", "x@"),
+        ("codes", "code 1 "),
+        ("jwk", "{\"kty\":"),
+    ] {
+        let page = piece.repeat(16 * 1024 / piece.len());
+        group.throughput(Throughput::Bytes(page.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(redactor.redact_in(black_box(&page), all, &mut Placeholders::new())))
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, speed);

@@ -16,6 +16,9 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
     for_each_joined(text, &groups(text), CARD_AND_SSN_SEPARATORS, |run| in_run(text, run, out));
 }
 
+/// The most digits a card number has (ISO/IEC 7812).
+const MAX_DIGITS: usize = 19;
+
 /// Reports the card numbers in one run of digit groups (see `digits::for_each_joined`).
 pub(crate) fn in_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
     if run.iter().map(|g| g.len()).sum::<usize>() >= 12 {
@@ -28,7 +31,15 @@ pub(crate) fn in_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
 fn scan_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
     let mut first = 0;
     while first < run.len() {
-        let spans = || (first..run.len()).rev().map(|last| (last, run[first].start, run[last].end));
+        // No card has more than 19 digits: the spans from `first` end at most where its groups
+        // reach 19, so a long run of numbers costs its length times a few spans, not its cube.
+        let mut reach = first;
+        let mut digits = run[first].len();
+        while reach + 1 < run.len() && digits + run[reach + 1].len() <= MAX_DIGITS {
+            reach += 1;
+            digits += run[reach].len();
+        }
+        let spans = || (first..=reach).rev().map(|last| (last, run[first].start, run[last].end));
         // Cutting groups off the end is for a card followed by a stray number
         // (`4111 1111 1111 1111 123`): the card left must be a full one of 15 or more digits,
         // or the first groups of a longer look-alike would be read as a short Maestro number.

@@ -73,30 +73,36 @@ pub(super) fn at_kty(text: &str, start: usize, end: usize, out: &mut Vec<super::
             }
             at = value_end + quote.len();
         } else {
-            at = skip_value(bytes, at, stop);
+            let Some(next) = skip_value(bytes, at, stop) else {
+                break;
+            };
+            at = next;
         }
     }
     end
 }
 
 /// Past a value that is not a string: a number, `true`, or an array or object (`key_ops`), read
-/// to its matching bracket.
-fn skip_value(bytes: &[u8], mut at: usize, stop: usize) -> usize {
+/// to its matching bracket within `MAX_NESTED` bytes (a JWK's are short: reading further at every
+/// `kty` of a page would cost the page's length each time); `None` when it does not end there.
+fn skip_value(bytes: &[u8], mut at: usize, stop: usize) -> Option<usize> {
+    const MAX_NESTED: usize = 8192;
+    let stop = stop.min(at + MAX_NESTED);
     let mut depth = 0usize;
     while at < stop {
         match bytes[at] {
             b'[' | b'{' => depth += 1,
-            b']' | b'}' if depth == 0 => break,
+            b']' | b'}' if depth == 0 => return Some(at),
             b']' | b'}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return at + 1;
+                    return Some(at + 1);
                 }
             }
-            b',' if depth == 0 => break,
+            b',' if depth == 0 => return Some(at),
             _ => {}
         }
         at += 1;
     }
-    at
+    None
 }

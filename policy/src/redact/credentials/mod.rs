@@ -125,9 +125,11 @@ const KEYWORDS_FOLDED: [&str; 14] = [
     "creds",
 ];
 
-/// The indexes of the token, command-line and one-time-code triggers among the sets `find` walks
-/// (the last two are read on their own: see `find`).
+/// The indexes of the trigger sets `find` walks (command lines and one-time codes are read on
+/// their own: see `find`).
 const TOKEN_SET: usize = 1;
+const KEYWORD_SET: usize = 2;
+const WORD_SET: usize = 3;
 const COMMAND_SET: usize = 4;
 const CODE_SET: usize = 5;
 
@@ -150,10 +152,14 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
     let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
+    // The end of the last secret reported: the key words inside it are part of it, and reading
+    // them again would cost a value's length each (`pass=pass=pass=…`).
+    let mut reported = 0;
     loop {
         for (set, (found, trigger)) in next.iter_mut().zip(triggers).enumerate() {
-            if set < COMMAND_SET && found.is_some_and(|found| found.start() < at) {
-                *found = trigger.find_at(text, at);
+            let from = if matches!(set, KEYWORD_SET | WORD_SET) { at.max(reported) } else { at };
+            if set < COMMAND_SET && found.is_some_and(|found| found.start() < from) {
+                *found = trigger.find_at(text, from);
             }
         }
         // The earliest; at the same place, the first set's (a shape before a key word).
@@ -175,6 +181,7 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
             }
             _ => {
+                let before = out.len();
                 let resume = if set == TOKEN_SET && &text[start..end] == pem::BASE64_BEGIN {
                     pem::at_base64_begin(text, start, out)
                 } else if set == TOKEN_SET && hash::is_trigger(&text[start..end]) {
@@ -185,6 +192,8 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                     dispatch(text, start, end, out)
                 };
                 at = char_boundary(text, resume.max(start + 1));
+                let secrets = out[before..].iter().filter(|finding| finding.valid);
+                reported = reported.max(secrets.map(|finding| finding.end).max().unwrap_or(0));
             }
         }
     }

@@ -64,6 +64,10 @@ const AFTER: [&str; 8] = [
     "de connexion",
 ];
 
+/// The longest qualifier read before a name, in characters (`authentication`, `bestätigungs`);
+/// a longer word is none, and is not read whole.
+const MAX_WORD: usize = 16;
+
 /// Words that may stand between a code's name and the code.
 const LINKS: [&str; 11] =
     ["is", "was", "ist", "lautet", "est", "es", "sms", "code", "number", "numéro", "your"];
@@ -77,7 +81,13 @@ pub(super) fn at_name(text: &str, start: usize, end: usize, out: &mut Vec<super:
     let lower = text[start..end].to_lowercase();
     // The name's word: `code` may close a compound, the others stand alone.
     let word_start = if lower == "code" {
-        start - text[..start].bytes().rev().take_while(|b| b.is_ascii_alphabetic() || *b >= 0x80).count()
+        start
+            - text[..start]
+                .bytes()
+                .rev()
+                .take(MAX_WORD + 1)
+                .take_while(|b| b.is_ascii_alphabetic() || *b >= 0x80)
+                .count()
     } else {
         start
     };
@@ -98,7 +108,7 @@ pub(super) fn at_name(text: &str, start: usize, end: usize, out: &mut Vec<super:
     };
     // A card's security code has three or four digits.
     let card = matches!(lower.as_str(), "cvv" | "cvc")
-        || (lower == "code" && text[..word_start].to_lowercase().trim_end().ends_with("security"));
+        || (lower == "code" && ends_with_folded(text[..word_start].trim_end(), "security"));
     let min_digits = if card { 3 } else { 4 };
     if !named {
         return end;
@@ -137,14 +147,19 @@ fn qualified(text: &str, word_start: usize, name: usize) -> bool {
         return QUALIFIERS.iter().any(|qualifier| compound.trim_end_matches('-') == *qualifier);
     }
     let before = text[..word_start].trim_end_matches([' ', '-']);
-    let word_start = before
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !(c.is_alphanumeric() || c == '-'))
-        .map_or(0, |(index, c)| index + c.len_utf8());
+    let mut word_start = before.len();
+    for (index, c) in before.char_indices().rev().take(MAX_WORD + 1) {
+        if !(c.is_alphanumeric() || c == '-') {
+            break;
+        }
+        word_start = index;
+    }
+    if before[word_start..].chars().count() > MAX_WORD {
+        return false;
+    }
     let word = before[word_start..].to_lowercase();
     QUALIFIERS.contains(&word.as_str())
-        || (word == "time" && before[..word_start].to_lowercase().trim_end().ends_with("one"))
+        || (word == "time" && ends_with_folded(before[..word_start].trim_end(), "one"))
 }
 
 /// The code after a name ending at `from`: past `:`, `=`, `-`, `#` and linking words, 4 to 8
@@ -259,6 +274,12 @@ fn report(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) {
 
 fn run_blank(bytes: &[u8], at: usize) -> usize {
     run(bytes, at, 8, |b| b == b' ' || b == b'\t')
+}
+
+/// Whether `text` ends with `suffix` (lower case, ASCII), case aside: only the end is read.
+fn ends_with_folded(text: &str, suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
 /// Whether `text` starts with `prefix` (lower case), case aside.

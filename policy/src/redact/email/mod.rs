@@ -108,9 +108,16 @@ fn is_local_char(c: char) -> bool {
 /// `#` in between, and is not a `mailto:` link. An address in a URL's path or query
 /// (`https://x/?to=a@b.com`) is an address.
 fn in_url_authority(text: &str, start: usize) -> bool {
-    let token_start = text[..start]
+    // A scheme and userinfo are shorter than this; looking further back on a page-long token
+    // would cost the page's length at every `@`.
+    const MAX_URL: usize = 256;
+    let mut floor = start.saturating_sub(MAX_URL);
+    while !text.is_char_boundary(floor) {
+        floor += 1;
+    }
+    let token_start = text[floor..start]
         .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '(' | '[' | '`'))
-        .map_or(0, |index| index + 1);
+        .map_or(floor, |index| floor + index + 1);
     let token = &text[token_start..start];
     if token.to_ascii_lowercase().starts_with("mailto:") {
         return false;

@@ -221,11 +221,14 @@ impl PhoneRegions {
 }
 
 /// The end of the digit groups from `groups[first]` on that are one or two separator bytes
-/// apart, and how many digits they hold: at least what any candidate among them can hold.
+/// apart, and how many digits they hold: at least what any candidate among them can hold. The
+/// walk stops once they hold a phone number's fewest digits (the end is then not needed), so a
+/// page-long chain (`1.1.1.…`) is not walked again from each of its groups.
 fn chain(bytes: &[u8], groups: &[Group], first: usize) -> (usize, usize) {
     let mut last = first;
     let mut digits = groups[first].len();
-    while let Some(next) = groups.get(last + 1)
+    while digits < MIN_DIGITS
+        && let Some(next) = groups.get(last + 1)
         && next.start - groups[last].end <= 2
         && bytes[groups[last].end..next.start]
             .iter()
