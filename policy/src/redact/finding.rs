@@ -6,9 +6,11 @@
 //! whose Luhn fails, an SSN in a never-issued range): it is kept whole, and no other kind may
 //! claim bytes inside it, so its digits are never re-read in pieces as a phone or a card.
 //!
-//! Settling: the longest finding wins; among equal lengths a look-alike beats a valid finding of
-//! another kind (a never-issued SSN `666-12-3456` is not re-read as a phone number), then the
-//! earlier one wins. A finding that overlaps one already kept is dropped.
+//! Settling: the longest finding wins; among equal lengths a credential's look-alike wins, then a
+//! credential (a password that has a card's shape and fails Luhn is still a password), then a
+//! look-alike beats a valid finding of another kind (a never-issued SSN `666-12-3456` is not
+//! re-read as a phone number), then the earlier one wins. A finding that overlaps one already
+//! kept is dropped.
 
 use std::collections::BTreeMap;
 
@@ -51,7 +53,7 @@ pub(crate) fn settle(mut findings: Vec<Finding>) -> Vec<Finding> {
         findings.retain(|finding| finding.valid);
         return findings;
     }
-    findings.sort_by(|a, b| b.len().cmp(&a.len()).then(a.valid.cmp(&b.valid)).then(a.start.cmp(&b.start)));
+    findings.sort_by(|a, b| b.len().cmp(&a.len()).then(rank(a).cmp(&rank(b))).then(a.start.cmp(&b.start)));
     // start → end of every kept span; kept spans never overlap, so the one starting last before
     // a finding's end is the only one that can overlap it.
     let mut kept: BTreeMap<usize, usize> = BTreeMap::new();
@@ -67,6 +69,19 @@ pub(crate) fn settle(mut findings: Vec<Finding>) -> Vec<Finding> {
     }
     valid.sort_by_key(|finding| finding.start);
     valid
+}
+
+/// Which of two findings over the same span wins (the lower): a credential's look-alike (a
+/// vendor's documented example, a token whose checksum fails), then a credential, then another
+/// kind's look-alike, then another kind. A secret under a password's name that happens to have a
+/// card's shape and fail Luhn (`password=4945807302157368`) is still the password.
+fn rank(finding: &Finding) -> u8 {
+    match (finding.kind == RedactionKind::Credentials, finding.valid) {
+        (true, false) => 0,
+        (true, true) => 1,
+        (false, false) => 2,
+        (false, true) => 3,
+    }
 }
 
 /// The spans claimed by findings so far, to ask whether a later recognizer's candidate can

@@ -17,7 +17,8 @@
 //! over with that name as its key; when the object is a cookie (an item of a `cookies` list, as
 //! HAR files and browser automation print them, or one with cookie attributes such as `httpOnly`),
 //! its value is handed over as that cookie's. The private members of a JSON Web Key (an object
-//! with a `kty`) are handed over as key material.
+//! with a `kty`) are handed over as key material, and numbers as their digits, marked as numbers
+//! (a card number or a PIN is often stored as one).
 
 use serde_json::Value;
 
@@ -36,6 +37,18 @@ pub(super) enum Key<'a> {
     Cookie(&'a str),
     /// A private member of a JSON Web Key (`d`, `p`, `k`… of an object with a `kty`).
     Private,
+    /// A JSON number (not a string) under this key: `{"card_number": 4111111111111111}`.
+    Number(&'a str),
+}
+
+impl<'a> Key<'a> {
+    /// The key's name (empty for key material, which has none of its own here).
+    fn name(self) -> &'a str {
+        match self {
+            Key::Name(name) | Key::Cookie(name) | Key::Number(name) => name,
+            Key::Private => "",
+        }
+    }
 }
 
 /// Calls `redact` with the key (see above) and the text of every string in `value`, value
@@ -94,6 +107,13 @@ fn walk(
                     _ => Key::Name(name),
                 };
                 walk(item, inner, if keyword { key } else { Some(own_key) }, redact);
+            }
+        }
+        Value::Number(number) if pass != Pass::Values => {
+            // A number is handed over as its digits, marked as a number (see `NUMBER`).
+            if let Some(redacted) = redact(Some(Key::Number(key.map_or("", Key::name))), &number.to_string())
+            {
+                *value = Value::String(redacted);
             }
         }
         Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_) => {}
@@ -249,5 +269,44 @@ mod tests {
         assert_eq!(value["keys"][0]["x"], "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo");
         assert_eq!(value["keys"][2]["e"], "AQAB");
         assert_eq!(value["page"]["d"], "2024-05-01");
+    }
+
+    #[test]
+    fn numbers_that_are_cards_secrets_or_named_numbers() {
+        let mut value = json!({
+            "card_number": 4111111111111111_u64,
+            "customer": {"phone": 4155552671_u64, "ssn": 536221234, "id": 4155552671_u64},
+            "password": 84930275,
+            "pin": 4829,
+            "created_at": 1714557600,
+            "amount": 125.5,
+            "count": 3
+        });
+        let counts =
+            Redactor::default().redact_json(&mut value, &RedactionSet::builtin(), &mut Placeholders::new());
+        let text = value.to_string();
+        for secret in ["4111111111111111", "536221234", "84930275", "4829"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert_eq!(value["customer"]["phone"], "[phone 1]");
+        assert_eq!(counts.values().sum::<usize>(), 5, "{text}");
+        assert!(value["card_number"].as_str().is_some_and(|card| card.starts_with("[card ")), "{text}");
+        // Other numbers stay numbers: an id, a timestamp, an amount, a count.
+        assert_eq!(value["customer"]["id"], 4155552671_u64);
+        assert_eq!(value["created_at"], 1714557600);
+        assert_eq!(value["amount"], 125.5);
+        assert_eq!(value["count"], 3);
+    }
+
+    #[test]
+    fn codes_under_their_names() {
+        let mut value =
+            json!({"cvv": "381", "otp": "482913", "card_pin": "4829", "pin": "left", "tab": {"pin": true}});
+        let counts =
+            Redactor::default().redact_json(&mut value, &RedactionSet::builtin(), &mut Placeholders::new());
+        let text = value.to_string();
+        assert!(!text.contains("381") && !text.contains("482913") && !text.contains("4829"), "{text}");
+        assert_eq!(counts.values().sum::<usize>(), 3, "{text}");
+        assert_eq!(value["pin"], "left");
     }
 }

@@ -151,6 +151,9 @@ impl Redactor {
         let mut counts = Counts::new();
         let keys = set.contains(&RedactionKind::Credentials);
         json::redact_strings(value, &mut |key, text| {
+            if let Some(json::Key::Number(name)) = key {
+                return self.redact_number(name, text, set, scope, &mut counts);
+            }
             let name = match key {
                 Some(json::Key::Name(name)) => Some(name),
                 _ => None,
@@ -172,6 +175,45 @@ impl Redactor {
             changed.then_some(redacted.text)
         });
         counts
+    }
+
+    /// The placeholder for the JSON number `digits` under the key `name`, if it is one: a secret
+    /// under a secret's name (`{"pin": 4829}`), a card number (Luhn and an issuer prefix), or an
+    /// SSN or phone number under a name that says so (`{"ssn": 536221234}`,
+    /// `{"phone": 4155552671}`). Other numbers stay numbers: ids, amounts and timestamps are not
+    /// read as phone numbers without a name saying they are.
+    fn redact_number(
+        &self,
+        name: &str,
+        digits: &str,
+        set: &RedactionSet,
+        scope: &mut Placeholders,
+        counts: &mut Counts,
+    ) -> Option<String> {
+        if set.contains(&RedactionKind::Credentials) && credentials::secret_under_key(name, digits) {
+            *counts.entry(RedactionKind::Credentials).or_insert(0) += 1;
+            return Some(scope.issue(&RedactionKind::Credentials, digits).to_owned());
+        }
+        let lower = name.to_ascii_lowercase();
+        let named = |words: &[&str]| words.iter().any(|word| lower.contains(word));
+        let kind = if named(&["ssn", "social"]) {
+            RedactionKind::Ssn
+        } else if named(&["phone", "tel", "mobile", "fax", "cell"]) {
+            RedactionKind::Phone
+        } else {
+            RedactionKind::Card
+        };
+        // Read with its name before it, as a labelled value in text is.
+        let label = format!("{name}: ");
+        let labelled = format!("{label}{digits}");
+        let scan = Scan::new(&labelled);
+        let found = self.findings(scan.text()).into_iter().find(|finding| {
+            finding.kind == kind
+                && set.contains(&kind)
+                && scan.original(finding.start, finding.end) == (label.len(), labelled.len())
+        })?;
+        *counts.entry(found.kind.clone()).or_insert(0) += 1;
+        Some(scope.issue(&found.kind, digits).to_owned())
     }
 
     /// Redacts `value` as what follows `header` on a header line (`Cookie: `, `Cookie: sid=`): a

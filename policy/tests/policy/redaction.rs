@@ -196,3 +196,12 @@ fn a_url_password_is_a_credential_and_its_host_no_address() {
         .redact("clone https://deploy:pa=ss9@git.example.com/x now", &RedactionSet::builtin());
     assert_eq!(out.text, "clone https://deploy:[credential 1]@git.example.com/x now");
 }
+
+#[test]
+fn a_password_shaped_like_a_card_that_fails_luhn_is_still_a_password() {
+    // A card look-alike keeps its digits from being read as other kinds, not from a password's
+    // name: the value under it is the password.
+    assert_redacts("password=4945807302157368", "password=[credential 1]");
+    assert_redacts("Kennwort: 5193036426212997", "Kennwort: [credential 1]");
+    assert_untouched("card 4945807302157368 failed");
+}

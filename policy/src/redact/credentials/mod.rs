@@ -224,7 +224,8 @@ fn is_keyword(trigger: &str) -> bool {
         || key::PASSWORD_WORDS.contains(&trigger.to_lowercase().as_str())
 }
 
-/// Whether `value`, the whole string under the JSON object key `key`, is a secret.
+/// Whether `value`, the whole string under the JSON object key `key`, is a secret. Under a
+/// code's name (`pin`, `cvv`, `otp`) only 3 to 8 digits are one.
 ///
 /// The key must name a secret (see `key`); the value must not be empty, a placeholder, a mask, a
 /// reference, a path or a sentence (see `placeholder`), nor hold a credential's look-alike (a
@@ -232,6 +233,10 @@ fn is_keyword(trigger: &str) -> bool {
 /// as a passphrase of three or more words of letters, and an `Authorization` value is taken by its
 /// credentials (`Basic …`, `Bearer …`, or a bare token). PEM blocks are left to their recognizer.
 pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
+    if otp::names_code(key) {
+        // `{"pin": "4829"}`, `{"cvv": 381}`, `{"otp": "482913"}`: a code is its digits.
+        return otp::is_code(value);
+    }
     let Some(kind) = key::classify(key, false, None) else {
         return false;
     };

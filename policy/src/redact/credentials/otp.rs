@@ -263,6 +263,19 @@ fn code_list(text: &str, from: usize, out: &mut Vec<super::Finding>) -> usize {
     end
 }
 
+/// Whether the key `name` names a code (its last word `pin`, `cvv`, `cvc`, `cvv2`, `otp`, `totp`,
+/// `passcode`), as a JSON member does: `{"pin": "4829"}`.
+pub(super) fn names_code(name: &str) -> bool {
+    let last = name.rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or(name).to_ascii_lowercase();
+    let last = last.strip_prefix("card").unwrap_or(&last);
+    ["pin", "cvv", "cvc", "cvv2", "otp", "totp", "passcode"].contains(&last)
+}
+
+/// Whether `value` is a code: 3 to 8 digits that are no filler run.
+pub(super) fn is_code(value: &str) -> bool {
+    (3..=8).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_digit()) && !is_placeholder_body(value)
+}
+
 fn report(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) {
     let body: String = text[start..end].chars().filter(char::is_ascii_alphanumeric).collect();
     if is_placeholder_body(&body) {
