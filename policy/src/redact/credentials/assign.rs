@@ -190,7 +190,13 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
         return None;
     };
     at += separator_len;
-    let value_at = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
+    let mut value_at = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
+    // Markdown's emphasis closing a label (`**Password:** …`, `__Token:__ …`); `***` is a mask.
+    let emphasis = run(bytes, value_at, 3, |b| b == b'*' || b == b'_');
+    let label = rest.starts_with(b":") && (1..=2).contains(&(emphasis - value_at));
+    if label && matches!(bytes.get(emphasis), Some(b' ' | b'\t')) {
+        value_at = run(bytes, emphasis, 16, |b| b == b' ' || b == b'\t');
+    }
     let value = value::read(text, value_at)?;
     if separator_len == 2 && rest.starts_with(b"==") && !value.quoted {
         return None;

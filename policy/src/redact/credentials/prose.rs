@@ -27,11 +27,59 @@ use super::value::{self, Value};
 use super::{placeholder, run};
 
 /// Words that link a secret's name to its value.
-const LINKS: [&str; 41] = [
-    "is", "was", "are", "be", "becomes", "remains", "now", "to", "equals", "e.g.", "eg", "i.e.", "ist",
-    "war", "lautet", "sei", "wird", "bleibt", "jetzt", "nun", "auf", "z.b.", "est", "était", "sera", "reste",
-    "devient", "es", "era", "será", "sigue", "è", "sarà", "resta", "wordt", "blijft", "luidt", "nu", "é",
-    "fica", "para",
+const LINKS: [&str; 52] = [
+    "is",
+    "was",
+    "are",
+    "be",
+    "becomes",
+    "remains",
+    "now",
+    "to",
+    "equals",
+    "e.g.",
+    "eg",
+    "i.e.",
+    "ist",
+    "war",
+    "lautet",
+    "sei",
+    "wird",
+    "bleibt",
+    "jetzt",
+    "nun",
+    "auf",
+    "z.b.",
+    "est",
+    "était",
+    "sera",
+    "reste",
+    "devient",
+    "es",
+    "era",
+    "será",
+    "sigue",
+    "è",
+    "sarà",
+    "resta",
+    "wordt",
+    "blijft",
+    "luidt",
+    "nu",
+    "é",
+    "fica",
+    "para",
+    "currently",
+    "still",
+    "actually",
+    "maintenant",
+    "actuellement",
+    "toujours",
+    "aktuell",
+    "noch",
+    "immer",
+    "ahora",
+    "ainda",
 ];
 
 /// Words that start a phrase naming what a secret is for ("the password for db01 is …"), in the
@@ -111,8 +159,9 @@ fn after(text: &str, name_end: usize) -> Option<Value> {
             return None;
         }
         let chunk = &text[at..end];
-        if chunk.bytes().all(|b| b"()-:=>,".contains(&b)) {
-            if chunk.contains([':', '=', '-', '>']) {
+        if chunk.bytes().all(|b| b"()-:=>,|*".contains(&b)) {
+            // `|` between a table's cells, `**` closing Markdown's bold (`**Password:** …`).
+            if chunk.contains([':', '=', '-', '>', '|']) {
                 linked = true;
             } else if chunk.contains(',') {
                 linked = false;
@@ -125,7 +174,9 @@ fn after(text: &str, name_end: usize) -> Option<Value> {
             let lower = word.to_lowercase();
             linked = LINKS.contains(&lower.as_str()) || tail.contains([':', '=']);
             if PREPOSITIONS.contains(&lower.as_str()) {
+                // "for the Jenkins box is …": the phrase's words do not count against the window.
                 qualifiers = 2;
+                words = words.saturating_sub(3);
             }
             if tail.contains(['.', '!', '?', ';']) {
                 return None;

@@ -61,6 +61,8 @@ pub(super) enum Positional {
     Second,
     /// `echo password | sudo -S …` and the other commands that read a password on standard input.
     Echo,
+    /// PowerShell's `ConvertTo-SecureString 'password' -AsPlainText` (or `-String 'password'`).
+    PlainText,
 }
 
 pub(super) struct Command {
@@ -184,7 +186,13 @@ const COMMANDS: &[Command] = &[
     Command { names: &["net"], verb: None, flags: &[], positional: Positional::Net },
     Command { names: &["wpa_passphrase"], verb: None, flags: &[], positional: Positional::Second },
     Command { names: &["echo", "printf"], verb: None, flags: &[], positional: Positional::Echo },
+    Command { names: &["convertto-securestring"], verb: None, flags: &[], positional: Positional::PlainText },
 ];
+
+/// Options that carry a password whatever the command (compared without case): PowerShell's
+/// `-Password` (`Invoke-Sqlcmd`, `New-ADUser … -AccountPassword`), and the single-dash long options
+/// of other tools (`influx -password`, `x11vnc -passwd`).
+pub(super) const PASSWORD_OPTIONS: [&str; 4] = ["-password", "-passwd", "-accountpassword", "-pass"];
 
 /// Options of a command reading its password on standard input (`echo pw | sudo -S …`).
 pub(super) const STDIN_OPTIONS: [&str; 4] = ["--password-stdin", "--stdin", "--with-token", "stdin"];
@@ -196,6 +204,6 @@ pub(super) fn lookup(word: &str) -> Option<&'static Command> {
     let path =
         word.rsplit(|c: char| !(c.is_ascii_alphanumeric() || "_.-/\\".contains(c))).next().unwrap_or(word);
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let name = name.strip_suffix(".exe").unwrap_or(name);
-    COMMANDS.iter().find(|command| command.names.contains(&name))
+    let name = name.strip_suffix(".exe").unwrap_or(name).to_ascii_lowercase();
+    COMMANDS.iter().find(|command| command.names.contains(&name.as_str()))
 }

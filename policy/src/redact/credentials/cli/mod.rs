@@ -12,7 +12,7 @@
 
 mod commands;
 
-use commands::{Command, Flag, Holds, Positional, Reads, STDIN_OPTIONS, lookup};
+use commands::{Command, Flag, Holds, PASSWORD_OPTIONS, Positional, Reads, STDIN_OPTIONS, lookup};
 
 use super::{header, placeholder, run};
 
@@ -40,7 +40,7 @@ pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<sup
     let found =
         if text.as_bytes()[start] == b' ' { command_before(text, start) } else { command_at(text, start) };
     let Some((command, name_end)) = found else {
-        return end;
+        return password_option(text, start, out).unwrap_or(end);
     };
     let (words, line_end) = command_words(text, name_end);
     if let Some(verb) = command.verb
@@ -65,8 +65,42 @@ pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<sup
             }
         }
         Positional::Echo => echo(text, &words, line_end, out),
+        Positional::PlainText => plain_text(text, &words, out),
     }
     line_end
+}
+
+/// A password option of a command not in the table (`Invoke-Sqlcmd … -Password 'x'`): the option
+/// at `at` (its leading space) and the word after it. Returns where the value ends.
+fn password_option(text: &str, at: usize, out: &mut Vec<super::Finding>) -> Option<usize> {
+    let (words, _) = command_words(text, at);
+    let (option, value) = (words.first()?, words.get(1)?);
+    let name = &text[option.start..option.end];
+    if !PASSWORD_OPTIONS.iter().any(|wanted| name.eq_ignore_ascii_case(wanted))
+        || text[value.start..].starts_with('(')
+    {
+        // `-Password (ConvertTo-SecureString …)`: a subexpression, read as its own command.
+        return None;
+    }
+    report(text, *value, Holds::Password, out);
+    Some(value.end)
+}
+
+/// `ConvertTo-SecureString 'password' -AsPlainText -Force`: the first positional argument (or the
+/// one after `-String`), when `-AsPlainText` says it is the password itself.
+fn plain_text(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
+    let written = |word: &Word| &text[word.start..word.end];
+    if !words.iter().any(|word| written(word).eq_ignore_ascii_case("-asplaintext")) {
+        return;
+    }
+    let after_string = words.iter().position(|word| written(word).eq_ignore_ascii_case("-string"));
+    let value = match after_string {
+        Some(index) => words.get(index + 1).copied(),
+        None => positionals(text, words).first().copied(),
+    };
+    if let Some(value) = value {
+        report(text, value, Holds::Password, out);
+    }
 }
 
 /// The command named by the word at `start` (a trigger naming one), and the word's end.

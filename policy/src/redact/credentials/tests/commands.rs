@@ -104,3 +104,16 @@ fn prompts_variables_and_other_options_are_not_passwords() {
     // One command's option does not read the next command's words.
     assert_clean("mysql -u app -p; echo -pS3cret");
 }
+
+#[test]
+fn powershell_and_password_options_of_any_command() {
+    assert_secret("Invoke-Sqlcmd -ServerInstance db01 -Username sa -Password 'Xk8mQ2pLz'", "Xk8mQ2pLz");
+    assert_secret("influx -username admin -password Xk8mQ2pLz", "Xk8mQ2pLz");
+    assert_secret(
+        "New-LocalUser svc -Password (ConvertTo-SecureString \"Xk8mQ2pLz\" -AsPlainText -Force)",
+        "Xk8mQ2pLz",
+    );
+    assert_secret("ConvertTo-SecureString -String 'Xk8mQ2pLz' -AsPlainText -Force", "Xk8mQ2pLz");
+    assert_clean("Get-Credential -Password $pw");
+    assert_clean("ConvertTo-SecureString $encrypted -Key $key");
+}

@@ -160,3 +160,14 @@ fn the_particles_of_chinese_japanese_and_korean() {
     assert_secret("비밀번호는 Hx8mQ2vL9 입니다", "Hx8mQ2vL9");
     assert_clean("パスワードはありません");
 }
+
+#[test]
+fn adverbs_longer_phrases_tables_and_bold_labels() {
+    assert_secret("the password for the Jenkins box is Sommer2024!", "Sommer2024!");
+    assert_secret("password is currently Sommer2024!", "Sommer2024!");
+    assert_secret("Le mot de passe est maintenant Sommer2024!", "Sommer2024!");
+    assert_secret("| Password | Ts8!kQm2pZ |", "Ts8!kQm2pZ");
+    assert_secret("**Password:** Xk8#mQ2p!Lz", "Xk8#mQ2p!Lz");
+    assert_clean("| Password | required |");
+    assert_clean("the password for the new hire expired.");
+}
