@@ -50,6 +50,9 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     if html::is_password_field(text, name_start, name_end) {
         return html::password_input(text, name_start, out);
     }
+    if let Some(resume) = call_argument(text, name_start, name_end, out) {
+        return resume;
+    }
     let assigned = may_assign(text, name_start, name_end, dashes == 2);
     let cell = !assigned && csv::cell(bytes, name_start, name_end).is_some();
     let in_prose = !assigned && prose::may_follow(text, name_start, name_end);
@@ -107,6 +110,35 @@ const PARTICLES: [&str; 6] = ["\u{662f}", "\u{4e3a}", "\u{70ba}", "\u{306f}", "\
 fn particle_len(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or_default();
     PARTICLES.iter().find(|particle| rest.starts_with(*particle)).map_or(0, |particle| particle.len())
+}
+
+/// A string literal passed to a function or SQL keyword named for a secret:
+/// `ds.setPassword("…")`, `builder.password("…")`, MySQL's `PASSWORD('…')`, `.with_token("…")`.
+/// Returns where scanning resumes when the name is such a call.
+fn call_argument(
+    text: &str,
+    name_start: usize,
+    name_end: usize,
+    out: &mut Vec<super::Finding>,
+) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let open = run(bytes, name_end, 2, |b| b == b' ');
+    if bytes.get(open) != Some(&b'(') {
+        return None;
+    }
+    let quote = run(bytes, open + 1, 4, |b| b == b' ');
+    if !matches!(bytes.get(quote), Some(b'"' | b'\'')) {
+        return None;
+    }
+    let name = &text[name_start..name_end];
+    let Some(Key::Secret { .. }) = key::classify(name, false, None) else {
+        return None;
+    };
+    let argument = value::read(text, quote).filter(|argument| argument.quoted)?;
+    if value::accept(text, name, argument, true, false) {
+        super::secret(out, argument.start, argument.end);
+    }
+    Some(argument.start)
 }
 
 /// A cheap first look: whether anything after (or before) the name can make it an assignment,

@@ -76,7 +76,7 @@ const SHAPE_TRIGGERS: &str = concat!(
 const TOKEN_TRIGGERS: &str = concat!(
     r"sk-|dckr_(?:pat|oat)_|ATATT3|ATBB|dapi|sq0(?:atp|csp)-|HRKU-|hv[sbr]\.|\.atlasv1\.|gl(?:sa|c)_",
     r"|sntry[su]_|lin_api_|ntn_|PMAK-|NRAK-|pscale_(?:tkn|pw|oauth)_|sbp_|sb_secret_|dp\.(?:pt|st|sa|ct)\.",
-    r"|pul-|rubygems_|CLOJARS_|[sp]k\.eyJ|gsk_|r8_|pplx-|xai-|nvapi-|:AA|LS0tLS1CRUdJTi",
+    r"|pul-|rubygems_|CLOJARS_|[sp]k\.eyJ|gsk_|r8_|pplx-|xai-|nvapi-|:AA|LS0tLS1CRUdJTi|secret_",
 );
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):

@@ -39,8 +39,25 @@ pub(super) fn read(text: &str, at: usize) -> Option<Value> {
             None => read_bare(text, quote_at + 1),
         },
         _ if escapes > 0 => None,
+        Some(b'{') => braced(text, at).or_else(|| read_bare(text, at)),
         _ => read_bare(text, at),
     }
+}
+
+/// An ODBC value in braces, which may hold `;` (`Pwd={Rf4$t;6yH};`): the text inside, when the
+/// closing brace ends the value (before `;`, a quote, whitespace or the end). Templates
+/// (`{{ pw }}`) are not braced values.
+fn braced(text: &str, at: usize) -> Option<Value> {
+    let bytes = text.as_bytes();
+    if bytes.get(at + 1) == Some(&b'{') {
+        return None;
+    }
+    let close = super::run(bytes, at + 1, 256, |b| b != b'}' && b != b'\n' && b != b'{');
+    let ends = bytes.get(close) == Some(&b'}')
+        && bytes
+            .get(close + 1)
+            .is_none_or(|b| matches!(b, b';' | b'"' | b'\'' | b' ' | b'\t' | b'\r' | b'\n'));
+    (ends && close > at + 1).then_some(Value { start: at + 1, end: close, quoted: true })
 }
 
 /// The index of the quote closing a value opened by `quote` after `escapes` backslashes. In JSON

@@ -30,7 +30,8 @@
 //! - AI providers: Groq `gsk_` + 52, Replicate `r8_` + 37, Perplexity `pplx-` + 48, xAI `xai-` +
 //!   ≥ 70, NVIDIA `nvapi-` + ≥ 30, and `sk-` + ≥ 32 letters and digits (OpenAI's legacy format,
 //!   which DeepSeek, Moonshot and others copied).
-//! - Telegram bot tokens: the bot id (8–10 digits) + `:AA` + 33, reported whole.
+//! - Telegram bot tokens: the bot id (8–10 digits) + `:AA` + 33, reported whole (also after
+//!   `/bot` in the Bot API's URLs); Notion's legacy `secret_` + 43; Doppler's `dp.st.<env>.` + ≥ 40.
 //!
 //! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
 //! and a body that is a placeholder (`EXAMPLE`, a masked `***`, one repeated character, or mostly
@@ -121,7 +122,19 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
         _ if prefix.starts_with("pscale_") => base64url_at_least(32),
         "sbp_" => exact(bytes, end, 40, hex),
         "sb_secret_" => base64url_at_least(20),
-        _ if prefix.starts_with("dp.") => base62_at_least(40),
+        _ if prefix.starts_with("dp.") => {
+            // Service tokens may name their environment first: `dp.st.prod.…`.
+            let environment = run(bytes, end, 33, |b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'
+            });
+            let body = if environment > end && bytes.get(environment) == Some(&b'.') {
+                environment + 1
+            } else {
+                end
+            };
+            found(at_least(bytes, body, 40, alphanumeric), end)
+        }
+        "secret_" => exact(bytes, end, 43, alphanumeric),
         "pul-" => exact(bytes, end, 40, hex),
         "rubygems_" => exact(bytes, end, 48, hex),
         "CLOJARS_" => exact(bytes, end, 60, hex),
@@ -285,7 +298,9 @@ fn telegram(text: &str, colon: usize, marker_end: usize, out: &mut Vec<super::Fi
         start -= 1;
     }
     let (end, valid) = exact(bytes, marker_end, 33, is_base64url);
-    if !(8..=10).contains(&(colon - start)) || !starts_word(bytes, start) || valid.is_none() {
+    // In the Bot API's URLs the token follows `/bot`: `https://api.telegram.org/bot123…:AA…/`.
+    let in_url = bytes[..start].ends_with(b"/bot");
+    if !(8..=10).contains(&(colon - start)) || !(starts_word(bytes, start) || in_url) || valid.is_none() {
         return marker_end;
     }
     report(text, start, marker_end, end, out);

@@ -18,7 +18,8 @@ use super::{header, placeholder, run};
 
 /// Triggers: an option (` -x`, ` --x`, FreeRDP's ` /p:`), whose command is looked for among the
 /// words before it, and the commands whose password is an argument without an option.
-pub(super) const TRIGGERS: &str = r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|echo |printf ";
+pub(super) const TRIGGERS: &str =
+    r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|echo |printf |IDENTIFIED BY |identified by ";
 
 /// Most words read on one command line.
 const MAX_WORDS: usize = 64;
@@ -37,6 +38,9 @@ struct Word {
 /// Handles a trigger at `start..end`; returns where the command line it belongs to ends, so no
 /// later option of that line hands it over again (or `end` when it belongs to no known command).
 pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    if text[start..end].eq_ignore_ascii_case("identified by ") {
+        return identified_by(text, end, out);
+    }
     let found =
         if text.as_bytes()[start] == b' ' { command_before(text, start) } else { command_at(text, start) };
     let Some((command, name_end)) = found else {
@@ -68,6 +72,25 @@ pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<sup
         Positional::PlainText => plain_text(text, &words, out),
     }
     line_end
+}
+
+/// SQL's `CREATE USER … IDENTIFIED BY 'password'` (MySQL, Oracle, Snowflake…): the word after
+/// the phrase. Returns where it ends.
+fn identified_by(text: &str, from: usize, out: &mut Vec<super::Finding>) -> usize {
+    let (words, _) = command_words(text, from - 1);
+    match words.first() {
+        Some(&value) if !text[value.start..].to_ascii_lowercase().starts_with("password") => {
+            report(text, trim_sql(text, value), Holds::Password, out);
+            value.end
+        }
+        _ => from,
+    }
+}
+
+/// A word without the `;` or `,` SQL ends it with (`'pw';`).
+fn trim_sql(text: &str, word: Word) -> Word {
+    let written = &text[word.start..word.end];
+    Word { start: word.start, end: word.start + written.trim_end_matches([';', ',']).len() }
 }
 
 /// A password option of a command not in the table (`Invoke-Sqlcmd … -Password 'x'`): the option

@@ -117,3 +117,15 @@ fn powershell_and_password_options_of_any_command() {
     assert_clean("Get-Credential -Password $pw");
     assert_clean("ConvertTo-SecureString $encrypted -Key $key");
 }
+
+#[test]
+fn sql_passwords_and_calls_named_for_a_secret() {
+    assert_secret("CREATE USER app IDENTIFIED BY 'Xk8mQ2pLz';", "Xk8mQ2pLz");
+    assert_secret("GRANT ALL ON *.* TO 'app'@'%' IDENTIFIED BY 'Xk8mQ2pLz';", "Xk8mQ2pLz");
+    assert_secret("alter user scott identified by tiger2024;", "tiger2024");
+    assert_secret("SET PASSWORD FOR 'app'@'%' = PASSWORD('Xk8mQ2pLz');", "Xk8mQ2pLz");
+    assert_secret("ds.setPassword(\"Xk8#mQ2p!Lz\");", "Xk8#mQ2p!Lz");
+    assert_secret("Driver={ODBC Driver 18};Uid=app;Pwd={Rf4$t;6yH};", "Rf4$t;6yH");
+    assert_clean("user.check_password(request.POST[\"pw\"])");
+    assert_clean("CREATE USER app IDENTIFIED BY $1;");
+}

@@ -81,3 +81,12 @@ fn a_key_word_inside_a_prefix_that_is_no_token_still_counts() {
     assert_secret("sb_secret_key = Zq8Lm2Xw9Kp4Rt7Y", "Zq8Lm2Xw9Kp4Rt7Y");
     assert_secret("app.sb_secret_key: Zq8Lm2Xw9Kp4Rt7Y", "Zq8Lm2Xw9Kp4Rt7Y");
 }
+
+#[test]
+fn tokens_in_their_api_urls_and_with_an_environment() {
+    let telegram = join(&["4973187389", ":AA", &chars(160, 33, BASE64URL)]);
+    assert_secret(&format!("https://api.telegram.org/bot{telegram}/sendMessage"), &telegram);
+    let doppler = join(&["dp", ".st.prod.", &chars(161, 43, BASE62)]);
+    assert_token_everywhere(&doppler);
+    assert_token_everywhere(&join(&["secret", "_", &chars(162, 43, BASE62)]));
+}
