@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 86] = [
+const FRAGMENTS: [&str; 88] = [
     "mysql ",
     " -p",
     " -u ",
@@ -94,6 +94,8 @@ const FRAGMENTS: [&str; 86] = [
     "curl -u a:",
     "T3BlbkFJ",
     ".atlasv1.",
+    "[credential 1]",
+    "[email 2]",
 ];
 
 fn text() -> impl Strategy<Value = String> {

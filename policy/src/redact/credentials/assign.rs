@@ -47,6 +47,9 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     if name_start >= name_end {
         return end;
     }
+    if in_placeholder(bytes, name_start, name_end) {
+        return name_end;
+    }
     if html::is_password_field(text, name_start, name_end) {
         return html::password_input(text, name_start, out);
     }
@@ -110,6 +113,17 @@ const PARTICLES: [&str; 6] = ["\u{662f}", "\u{4e3a}", "\u{70ba}", "\u{306f}", "\
 fn particle_len(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or_default();
     PARTICLES.iter().find(|particle| rest.starts_with(*particle)).map_or(0, |particle| particle.len())
+}
+
+/// Whether the name is the kind of a placeholder (`[credential 1]`): text the model already saw
+/// redacted, or its own answer, holds them.
+fn in_placeholder(bytes: &[u8], name_start: usize, name_end: usize) -> bool {
+    let digits = run(bytes, name_end + 1, 8, |b| b.is_ascii_digit());
+    name_start > 0
+        && bytes[name_start - 1] == b'['
+        && bytes.get(name_end) == Some(&b' ')
+        && digits > name_end + 1
+        && bytes.get(digits) == Some(&b']')
 }
 
 /// A string literal passed to a function or SQL keyword named for a secret:

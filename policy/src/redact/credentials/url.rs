@@ -133,7 +133,9 @@ fn parameter(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>
     }
 }
 
-/// The secret path of a webhook URL whose authority is `authority..end`.
+/// The secret path of a webhook URL whose authority is `authority..end`; returns where scanning
+/// resumes: past the path found, or inside the authority, whose parameters (`jdbc:sqlserver://
+/// host;user=sa;password=…`) are read by their own recognizers.
 fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
     let host = &text[authority..end];
     let path = &text[end..];
@@ -143,13 +145,13 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
         let Some(prefix) =
             ["/services/", "/workflows/", "/triggers/"].into_iter().find(|prefix| path.starts_with(prefix))
         else {
-            return end;
+            return authority;
         };
         let start = end + prefix.len();
         let stop = run(bytes, start, 256, path_chars);
         let parts: Vec<&str> = text[start..stop].split('/').collect();
         if parts.len() < 3 || parts.iter().any(|part| part.is_empty()) || parts[parts.len() - 1].len() < 16 {
-            return end;
+            return authority;
         }
         // Slack's documentation uses `T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`.
         let masked = parts.iter().any(|part| placeholder::is_masked(&part[1.min(part.len())..]))
@@ -161,15 +163,15 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
         let id = end + "/api/webhooks/".len();
         let id_end = run(bytes, id, 24, |b| b.is_ascii_digit());
         if id_end == id || bytes.get(id_end) != Some(&b'/') {
-            return end;
+            return authority;
         }
         let stop = run(bytes, id_end + 1, 256, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if stop - id_end < 40 {
-            return end;
+            return authority;
         }
         (id_end + 1, stop, placeholder::is_masked(&text[id_end + 1..stop]))
     } else {
-        return end;
+        return authority;
     };
     if look_alike {
         super::look_alike(out, start, stop);

@@ -249,3 +249,10 @@ fn session_ids_in_urls() {
     assert_clean("https://x.corp/a?side=leftcolumn&sid=abc");
     assert_clean("https://x.corp/a;v=1/b?q=1");
 }
+
+#[test]
+fn parameters_inside_a_urls_authority_and_placeholders_already_there() {
+    assert_secret("jdbc:sqlserver://sql01:1433;databaseName=prod;user=sa;password=Qw3rty!9z;", "Qw3rty!9z");
+    assert_clean("the [credential 1] and [credential 2] are in the vault");
+    assert_clean("https://ada:[credential 1]@db/app");
+}
