@@ -134,9 +134,11 @@ fn parameter(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>
 }
 
 /// The secret path of a webhook URL whose authority is `authority..end`; returns where scanning
-/// resumes: past the path found, or inside the authority, whose parameters (`jdbc:sqlserver://
-/// host;user=sa;password=…`) are read by their own recognizers.
+/// resumes: past the path found, past the authority, or inside it when it holds parameters
+/// (`jdbc:sqlserver://host;user=sa;password=…`).
 fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
+    // Parameters in the authority (`;user=sa;password=…`) are read by their own recognizers.
+    let resume = if text[authority..end].contains([';', '=']) { authority } else { end };
     let host = &text[authority..end];
     let path = &text[end..];
     let bytes = text.as_bytes();
@@ -145,13 +147,13 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
         let Some(prefix) =
             ["/services/", "/workflows/", "/triggers/"].into_iter().find(|prefix| path.starts_with(prefix))
         else {
-            return authority;
+            return resume;
         };
         let start = end + prefix.len();
         let stop = run(bytes, start, 256, path_chars);
         let parts: Vec<&str> = text[start..stop].split('/').collect();
         if parts.len() < 3 || parts.iter().any(|part| part.is_empty()) || parts[parts.len() - 1].len() < 16 {
-            return authority;
+            return resume;
         }
         // Slack's documentation uses `T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`.
         let masked = parts.iter().any(|part| placeholder::is_masked(&part[1.min(part.len())..]))
@@ -163,15 +165,15 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
         let id = end + "/api/webhooks/".len();
         let id_end = run(bytes, id, 24, |b| b.is_ascii_digit());
         if id_end == id || bytes.get(id_end) != Some(&b'/') {
-            return authority;
+            return resume;
         }
         let stop = run(bytes, id_end + 1, 256, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if stop - id_end < 40 {
-            return authority;
+            return resume;
         }
         (id_end + 1, stop, placeholder::is_masked(&text[id_end + 1..stop]))
     } else {
-        return authority;
+        return resume;
     };
     if look_alike {
         super::look_alike(out, start, stop);
