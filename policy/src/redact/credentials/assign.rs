@@ -89,6 +89,7 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             let (value, strong) = match value::block_scalar(text, name_start, value)
                 .or_else(|| value::passphrase_line(text, name, value))
                 .or_else(|| value::user_and_password(text, name, value))
+                .or_else(|| value::rest_of_line(text, name_start, name_end, value))
             {
                 Some(whole) => (whole, true),
                 None => (value, strong),

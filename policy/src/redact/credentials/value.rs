@@ -157,6 +157,30 @@ pub(super) fn user_and_password(text: &str, name: &str, first: Value) -> Option<
     Some(Value { start: first.start, end: second.end, quoted: false })
 }
 
+/// The rest of the line as one value, for `key=value` lines of properties, INI and `.env` files
+/// (`db.password=my secret pass 1`, `password = Kaffee und Kuchen 42`): the key starts its line,
+/// `=` separates it, the value is bare and starts with a word of letters, and no other `key=`
+/// follows on the line. It ends before a ` #` or ` ;` comment. `None` otherwise.
+pub(super) fn rest_of_line(text: &str, name_start: usize, name_end: usize, first: Value) -> Option<Value> {
+    let line_start = text[..name_start].rfind('\n').map_or(0, |index| index + 1);
+    let starts_line = text[line_start..name_start].bytes().all(|b| b == b' ' || b == b'\t');
+    let separator = &text[name_end..first.start];
+    // A first word that could be the whole password (`pässwörd1 ok`) is; one of letters only
+    // (`my secret pass 1`) starts a password of words.
+    let word = first.text(text).chars().all(char::is_alphabetic);
+    if first.quoted || !word || !starts_line || !separator.contains('=') || separator.contains([':', '>']) {
+        return None;
+    }
+    let rest = &text[first.start..];
+    let line = rest.find(['\n', '\r']).map_or(rest, |end| &rest[..end]);
+    let line = line.split(" #").next().unwrap_or(line).split(" ;").next().unwrap_or(line).trim_end();
+    let more = &line[first.end - first.start..];
+    if more.is_empty() || more.contains('=') || !more.starts_with(' ') {
+        return None;
+    }
+    Some(Value { start: first.start, end: first.start + line.len(), quoted: false })
+}
+
 /// A bare value from `at`.
 fn read_bare(text: &str, at: usize) -> Option<Value> {
     let bytes = text.as_bytes();

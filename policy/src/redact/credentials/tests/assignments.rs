@@ -259,3 +259,13 @@ fn an_ampersand_inside_a_password_and_credentials_as_a_pair() {
     assert_clean("Enter your credentials below.");
     assert_clean("credentials: see the vault");
 }
+
+#[test]
+fn a_password_of_words_on_a_config_line_is_taken_to_the_lines_end() {
+    assert_secret("db.password=my secret pass 1", "my secret pass 1");
+    assert_secret("Password=Blue Whale 42!", "Blue Whale 42!");
+    assert_secret("[db]\npassword = Kaffee und Kuchen 42\nport = 5432", "Kaffee und Kuchen 42");
+    assert_secret("password = correct horse battery ; rotated monthly", "correct horse battery");
+    assert_secret("password=Xk8mQ2pLz user=admin", "Xk8mQ2pLz");
+    assert_secret("password=pässwörd1 ok", "pässwörd1");
+}
