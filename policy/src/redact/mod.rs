@@ -20,6 +20,7 @@
 //!
 //! This module may use only the policy crate's ids; it knows nothing of HTTP or the gateway.
 
+mod boundary;
 mod card;
 mod credentials;
 mod custom;

@@ -56,6 +56,7 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
 
+use super::boundary::{char_boundary, floor_boundary};
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
@@ -182,12 +183,8 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
             }
             _ => {
                 let before = out.len();
-                let resume = if set == TOKEN_SET && &text[start..end] == pem::BASE64_BEGIN {
-                    pem::at_base64_begin(text, start, out)
-                } else if set == TOKEN_SET && hash::is_trigger(&text[start..end]) {
-                    hash::at_prefix(text, start, end, out)
-                } else if set == TOKEN_SET {
-                    vendors::at_prefix(text, start, end, out)
+                let resume = if set == TOKEN_SET {
+                    at_token(text, start, end, out)
                 } else {
                     dispatch(text, start, end, out)
                 };
@@ -196,6 +193,18 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 reported = reported.max(secrets.map(|finding| finding.end).max().unwrap_or(0));
             }
         }
+    }
+}
+
+/// Hands a trigger of the token set to its recognizer; returns where scanning resumes.
+fn at_token(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
+    let trigger = &text[start..end];
+    if trigger == pem::BASE64_BEGIN {
+        pem::at_base64_begin(text, start, out)
+    } else if hash::is_trigger(trigger) {
+        hash::at_prefix(text, start, end, out)
+    } else {
+        vendors::at_prefix(text, start, end, out)
     }
 }
 
@@ -327,21 +336,4 @@ fn skip_blank(bytes: &[u8], mut at: usize, stop: usize) -> usize {
 /// `[A-Za-z0-9_-]`: base64url, and most vendor token bodies.
 fn is_base64url(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
-}
-
-/// The first char boundary at or after `index`.
-fn char_boundary(text: &str, mut index: usize) -> usize {
-    while index < text.len() && !text.is_char_boundary(index) {
-        index += 1;
-    }
-    index.min(text.len())
-}
-
-/// The last char boundary at or before `index`.
-fn floor_boundary(text: &str, mut index: usize) -> usize {
-    index = index.min(text.len());
-    while index > 0 && !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
 }

@@ -266,9 +266,14 @@ fn code_list(text: &str, from: usize, out: &mut Vec<super::Finding>) -> usize {
 /// Whether the key `name` names a code (its last word `pin`, `cvv`, `cvc`, `cvv2`, `otp`, `totp`,
 /// `passcode`), as a JSON member does: `{"pin": "4829"}`.
 pub(super) fn names_code(name: &str) -> bool {
-    let last = name.rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or(name).to_ascii_lowercase();
-    let last = last.strip_prefix("card").unwrap_or(&last);
-    ["pin", "cvv", "cvc", "cvv2", "otp", "totp", "passcode"].contains(&last)
+    let last = name.rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or(name);
+    let last = match last.get(..4) {
+        Some(head) if head.eq_ignore_ascii_case("card") => &last[4..],
+        _ => last,
+    };
+    ["pin", "cvv", "cvc", "cvv2", "otp", "totp", "passcode"]
+        .iter()
+        .any(|code| last.eq_ignore_ascii_case(code))
 }
 
 /// Whether `value` is a code: 3 to 8 digits that are no filler run.

@@ -150,10 +150,8 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
     };
     let body_end = trim_dots(bytes, end, body_end);
     match valid {
-        Some(true) if !is_placeholder_body(&text[end.min(body_end)..body_end]) => {
-            super::secret(out, start, body_end)
-        }
-        Some(_) => super::look_alike(out, start, body_end),
+        Some(true) => report(text, start, end.min(body_end), body_end, out),
+        Some(false) => super::look_alike(out, start, body_end),
         None => return start + 1,
     }
     body_end.max(end)

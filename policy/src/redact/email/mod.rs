@@ -18,6 +18,7 @@ mod spelled;
 
 pub(crate) use spelled::find as find_spelled;
 
+use super::boundary::char_boundary;
 use super::finding::Finding;
 use super::kind::RedactionKind;
 use super::tld::is_tld;
@@ -79,11 +80,17 @@ fn domain_end(text: &str, from: usize) -> Option<usize> {
         end -= 1;
     }
     let labels: Vec<&str> = rest[..end].split('.').collect();
-    let well_formed = labels.iter().take_while(|label| valid_label(label)).count();
-    (2..=well_formed).rev().find(|&count| is_mail_tld(labels[count - 1])).map(|count| {
+    domain_labels(&labels).map(|count| {
         let length: usize = labels[..count].iter().map(|label| label.len()).sum::<usize>() + count - 1;
         from + length
     })
+}
+
+/// How many of `labels` make the longest domain: two or more well-formed labels, the last a
+/// top-level domain.
+fn domain_labels(labels: &[&str]) -> Option<usize> {
+    let well_formed = labels.iter().take_while(|label| valid_label(label)).count();
+    (2..=well_formed).rev().find(|&count| is_mail_tld(labels[count - 1]))
 }
 
 /// Top-level names outside IANA's root zone that internal mail uses (RFC 2606, RFC 6762, ICANN's
@@ -111,10 +118,7 @@ fn in_url_authority(text: &str, start: usize) -> bool {
     // A scheme and userinfo are shorter than this; looking further back on a page-long token
     // would cost the page's length at every `@`.
     const MAX_URL: usize = 256;
-    let mut floor = start.saturating_sub(MAX_URL);
-    while !text.is_char_boundary(floor) {
-        floor += 1;
-    }
+    let floor = char_boundary(text, start.saturating_sub(MAX_URL));
     let token_start = text[floor..start]
         .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '(' | '[' | '`'))
         .map_or(floor, |index| floor + index + 1);

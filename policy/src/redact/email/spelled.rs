@@ -13,9 +13,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::super::boundary::floor_boundary;
 use super::super::finding::Finding;
 use super::super::kind::RedactionKind;
-use super::{is_mail_tld, valid_label};
+use super::domain_labels;
 
 /// Where spelled-out addresses may be: their markers, in the two cases they are written in.
 const MARKERS: &str = concat!(
@@ -71,21 +72,14 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
 
 /// The start of the line holding `at`, at most `REACH` bytes before it.
 fn line_start(text: &str, at: usize) -> usize {
-    let floor = floor_char(text, at.saturating_sub(REACH));
+    let floor = floor_boundary(text, at.saturating_sub(REACH));
     text[floor..at].rfind(['\n', '\r']).map_or(floor, |index| floor + index + 1)
 }
 
 /// The end of the line holding `at`, at most `REACH` bytes after it.
 fn line_end(text: &str, at: usize) -> usize {
-    let ceiling = floor_char(text, (at + REACH).min(text.len()));
+    let ceiling = floor_boundary(text, (at + REACH).min(text.len()));
     text[at..ceiling].find(['\n', '\r']).map_or(ceiling, |index| at + index)
-}
-
-fn floor_char(text: &str, mut index: usize) -> usize {
-    while !text.is_char_boundary(index) {
-        index -= 1;
-    }
-    index
 }
 
 /// The text from `from` to `to` as parts, markers and other characters.
@@ -165,61 +159,65 @@ fn addresses(text: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     for (index, token) in tokens.iter().enumerate() {
         let Token::At { spelled: at_spelled, word: at_word } = *token else { continue };
-        // The local part: parts joined by dots, back from the `at`.
-        let mut first = index;
-        let mut spelled = at_spelled;
-        while first >= 1 && matches!(tokens[first - 1], Token::Part(..)) {
-            first -= 1;
-            match first.checked_sub(1).map(|before| tokens[before]) {
-                Some(Token::Dot { spelled: dot_spelled, .. })
-                    if first >= 2 && matches!(tokens[first - 2], Token::Part(..)) =>
-                {
-                    spelled |= dot_spelled;
-                    first -= 1;
-                }
-                _ => break,
-            }
-        }
-        let Some(&Token::Part(local_start, _)) = tokens.get(first) else { continue };
-        if first == index {
-            continue;
-        }
+        let Some((local_start, local_spelled)) = local_part(tokens, index) else { continue };
         // The part right before a bare ` at ` (the local part is at least that one).
         let Token::Part(last_start, last_end) = tokens[index - 1] else { continue };
         if at_word && NOT_LOCAL.iter().any(|word| text[last_start..last_end].eq_ignore_ascii_case(word)) {
             continue;
         }
-        // The domain: parts joined by dots, forward from the `at`.
-        let mut labels = Vec::new();
-        let mut word_dot = false;
-        let mut at = index + 1;
-        while let Some(&Token::Part(start, end)) = tokens.get(at) {
-            labels.push((start, end));
-            match tokens.get(at + 1) {
-                Some(&Token::Dot { spelled: dot_spelled, word })
-                    if matches!(tokens.get(at + 2), Some(Token::Part(..))) =>
-                {
-                    spelled |= dot_spelled;
-                    word_dot |= word;
-                    at += 2;
-                }
-                _ => break,
-            }
+        let Some((end, domain_spelled, word_dot)) = domain(text, tokens, index + 1) else { continue };
+        if (at_spelled || local_spelled || domain_spelled) && (!at_word || word_dot) {
+            found.push((local_start, end));
         }
-        // The longest run of labels ending in a top-level domain.
-        let well_formed = labels.iter().take_while(|&&(start, end)| valid_label(&text[start..end])).count();
-        let Some(count) = (2..=well_formed).rev().find(|&count| {
-            let (start, end) = labels[count - 1];
-            is_mail_tld(&text[start..end])
-        }) else {
-            continue;
-        };
-        if !spelled || (at_word && !word_dot) {
-            continue;
-        }
-        found.push((local_start, labels[count - 1].1));
     }
     found
+}
+
+/// The local part before the `at` at `tokens[at]`: parts joined by dots, back from it. Its start,
+/// and whether a dot in it is spelled out.
+fn local_part(tokens: &[Token], at: usize) -> Option<(usize, bool)> {
+    let mut first = at;
+    let mut spelled = false;
+    while first >= 1 && matches!(tokens[first - 1], Token::Part(..)) {
+        first -= 1;
+        match first.checked_sub(1).map(|before| tokens[before]) {
+            Some(Token::Dot { spelled: dot_spelled, .. })
+                if first >= 2 && matches!(tokens[first - 2], Token::Part(..)) =>
+            {
+                spelled |= dot_spelled;
+                first -= 1;
+            }
+            _ => break,
+        }
+    }
+    match tokens[first] {
+        Token::Part(start, _) if first < at => Some((start, spelled)),
+        _ => None,
+    }
+}
+
+/// The domain from `tokens[from]`: parts joined by dots, the longest run of them ending in a
+/// top-level domain. Its end, whether a dot in it is spelled out, and whether one is the bare word.
+fn domain(text: &str, tokens: &[Token], from: usize) -> Option<(usize, bool, bool)> {
+    let mut labels = Vec::new();
+    let (mut spelled, mut word_dot) = (false, false);
+    let mut at = from;
+    while let Some(&Token::Part(start, end)) = tokens.get(at) {
+        labels.push((start, end));
+        match tokens.get(at + 1) {
+            Some(&Token::Dot { spelled: dot_spelled, word })
+                if matches!(tokens.get(at + 2), Some(Token::Part(..))) =>
+            {
+                spelled |= dot_spelled;
+                word_dot |= word;
+                at += 2;
+            }
+            _ => break,
+        }
+    }
+    let written: Vec<&str> = labels.iter().map(|&(start, end)| &text[start..end]).collect();
+    let count = domain_labels(&written)?;
+    Some((labels[count - 1].1, spelled, word_dot))
 }
 
 #[cfg(test)]
