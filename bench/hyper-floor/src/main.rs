@@ -3,6 +3,10 @@
 //! (hyper-util's pooled legacy client, `TCP_NODELAY`) and runtime (tokio, two workers) as the
 //! gateway, and nothing else: no routing, headers untouched, no logging or metrics. What it
 //! costs per request is what the gateway cannot go below with this stack.
+//!
+//! `FLOOR_RUNTIME=per-core` runs two single-threaded runtimes instead, each with its own
+//! listener on the same port (`SO_REUSEPORT`) and its own upstream pool, the way nginx runs
+//! one event loop per worker.
 
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -12,17 +16,63 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use std::convert::Infallible;
+use std::net::SocketAddr;
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() {
+fn main() {
     let mut arguments = std::env::args().skip(1);
     let upstream = arguments.next().expect("usage: hyper-floor UPSTREAM_HOST:PORT [LISTEN_ADDR]");
-    let listen = arguments.next().unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    let listen: SocketAddr =
+        arguments.next().as_deref().unwrap_or("127.0.0.1:0").parse().expect("LISTEN_ADDR is an IP:port");
+    if std::env::var("FLOOR_RUNTIME").as_deref() == Ok("per-core") {
+        per_core(listen, upstream);
+    } else {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind(listen).await.expect("bind the listen address");
+            println!("hyper-floor listening on http://{}", listener.local_addr().expect("local address"));
+            serve(listener, upstream).await
+        })
+    }
+}
+
+/// Two threads, each a single-threaded runtime with its own listener on the same port: the
+/// first binds `listen` (port 0 picks one), the second binds the port the first got.
+fn per_core(listen: SocketAddr, upstream: String) {
+    let mut address = listen;
+    let mut threads = Vec::new();
+    for _ in 0..2 {
+        let (bound, listening) = std::sync::mpsc::channel();
+        let upstream = upstream.clone();
+        threads.push(std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            runtime.block_on(async move {
+                let listener = reuse_port_listener(address);
+                bound.send(listener.local_addr().expect("local address")).expect("main waits for it");
+                serve(listener, upstream).await
+            })
+        }));
+        address = listening.recv().expect("the listener is bound");
+    }
+    println!("hyper-floor listening on http://{address} (per-core)");
+    for thread in threads {
+        let _ = thread.join();
+    }
+}
+
+/// A listener that shares its port with the other thread's (`SO_REUSEPORT`: the kernel spreads
+/// new connections over both).
+fn reuse_port_listener(address: SocketAddr) -> tokio::net::TcpListener {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.set_reuseport(true).expect("SO_REUSEPORT");
+    socket.bind(address).expect("bind the listen address");
+    socket.listen(1024).expect("listen")
+}
+
+async fn serve(listener: tokio::net::TcpListener, upstream: String) {
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
     let client: Client<HttpConnector, Incoming> = Client::builder(TokioExecutor::new()).build(connector);
-    let listener = tokio::net::TcpListener::bind(&listen).await.expect("bind the listen address");
-    println!("hyper-floor listening on http://{}", listener.local_addr().expect("local address"));
     loop {
         let Ok((stream, _)) = listener.accept().await else { continue };
         let _ = stream.set_nodelay(true);
