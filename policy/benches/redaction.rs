@@ -92,9 +92,10 @@ fn speed(c: &mut Criterion) {
 
 /// Pages built to make a recognizer read the same text again and again: a table of numbers
 /// collapsed onto one line, a dotted run, a page of `key=` or `@`, one-time-code words, nested
-/// `kty` objects. Each must cost about its length, as a typical page does; before the bounds in
-/// `card`, `phone` and the credential walk, the first took seconds per 8 KB, and its time grew
-/// with the cube of its length.
+/// `kty` objects, nested calls, label cells, DSN markers, a long line of device words. Each must
+/// cost about its length, as a typical page does; before the bounds in `card`, `phone` and the
+/// credential walk, the first took seconds per 8 KB, and its time grew with the cube of its
+/// length.
 fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
     let mut group = c.benchmark_group("redact_adversarial_16KB");
     group.sample_size(10);
@@ -106,6 +107,10 @@ fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
         ("at_signs", "x@"),
         ("codes", "code 1 "),
         ("jwk", "{\"kty\":"),
+        ("calls", "login(("),
+        ("cells", "<td>Password</td>"),
+        ("dsns", "a:@tcp("),
+        ("device_words", "password x "),
     ] {
         let page = piece.repeat(16 * 1024 / piece.len());
         group.throughput(Throughput::Bytes(page.len() as u64));

@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 88] = [
+const FRAGMENTS: [&str; 100] = [
     "mysql ",
     " -p",
     " -u ",
@@ -38,6 +38,18 @@ const FRAGMENTS: [&str; 88] = [
     "<input type=password value=\"",
     "passphrase: ",
     "sk-",
+    "smtp.login(\"ada\", \"",
+    "define('DB_PASSWORD', '",
+    ", \"",
+    "auth=('",
+    "<th>Password</th><td>",
+    "</td>",
+    "<code>",
+    "enable secret 0 ",
+    "snmp-server community ",
+    "username ada password 7 ",
+    "@tcp(",
+    "''",
     ":AA",
     "hvs.",
     "dckr_pat_",

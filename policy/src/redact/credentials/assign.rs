@@ -15,7 +15,7 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{csv, header, html, prose, run};
+use super::{apart, call, csv, device, header, html, prose, run};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -53,12 +53,21 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     if html::is_password_field(text, name_start, name_end) {
         return html::password_input(text, name_start, out);
     }
-    if let Some(resume) = call_argument(text, name_start, name_end, out) {
+    let in_code = call::argument(text, name_start, name_end, out)
+        .or_else(|| call::pair(text, name_start, name_end, out))
+        .or_else(|| call::tuple(text, name_start, name_end, out));
+    if let Some(resume) = in_code {
         return resume;
     }
     let assigned = may_assign(text, name_start, name_end, dashes == 2);
     let cell = !assigned && csv::cell(bytes, name_start, name_end).is_some();
     let in_prose = !assigned && prose::may_follow(text, name_start, name_end);
+    if !assigned
+        && let Some(resume) = device::after_name(text, name_start, name_end, out)
+            .or_else(|| apart::label_cell(text, name_start, name_end, out))
+    {
+        return resume;
+    }
     if !assigned && !cell && !in_prose {
         return name_end;
     }
@@ -125,35 +134,6 @@ fn in_placeholder(bytes: &[u8], name_start: usize, name_end: usize) -> bool {
         && bytes.get(name_end) == Some(&b' ')
         && digits > name_end + 1
         && bytes.get(digits) == Some(&b']')
-}
-
-/// A string literal passed to a function or SQL keyword named for a secret:
-/// `ds.setPassword("…")`, `builder.password("…")`, MySQL's `PASSWORD('…')`, `.with_token("…")`.
-/// Returns where scanning resumes when the name is such a call.
-fn call_argument(
-    text: &str,
-    name_start: usize,
-    name_end: usize,
-    out: &mut Vec<super::Finding>,
-) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let open = run(bytes, name_end, 2, |b| b == b' ');
-    if bytes.get(open) != Some(&b'(') {
-        return None;
-    }
-    let quote = run(bytes, open + 1, 4, |b| b == b' ');
-    if !matches!(bytes.get(quote), Some(b'"' | b'\'')) {
-        return None;
-    }
-    let name = &text[name_start..name_end];
-    let Some(Key::Secret { .. }) = key::classify(name, false, None) else {
-        return None;
-    };
-    let argument = value::read(text, quote).filter(|argument| argument.quoted)?;
-    if value::accept(text, name, argument, true, false) {
-        super::secret(out, argument.start, argument.end);
-    }
-    Some(argument.start)
 }
 
 /// A cheap first look: whether anything after (or before) the name can make it an assignment,
@@ -244,7 +224,13 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
     if label && matches!(bytes.get(emphasis), Some(b' ' | b'\t')) {
         value_at = run(bytes, emphasis, 16, |b| b == b' ' || b == b'\t');
     }
-    let value = value::read(text, value_at)?;
+    let value = match bytes.get(value_at) {
+        Some(b'<') => return apart::in_tags(text, value_at).map(|value| (value, false)),
+        Some(b'\n' | b'\r') if separator_len > 0 => {
+            return apart::next_line(text, value_at).map(|value| (value, value.quoted));
+        }
+        _ => value::read(text, value_at)?,
+    };
     if separator_len == 2 && rest.starts_with(b"==") && !value.quoted {
         return None;
     }

@@ -3,13 +3,14 @@
 //! DB password is …", "Passwort …"), in the columns of a CSV table, or whole JSON strings under
 //! a secret-named key ([`secret_under_key`]).
 //!
-//! Five literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
+//! Seven literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
 //! `ghp_` or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`), more vendor prefixes (`sk-`,
 //! `dckr_pat_`, `hvs.`…), key words (`pass`, `pw`, `secret`, `token`, `key`, `auth`, `bearer`,
 //! `basic`, and the words for a password of other languages), the word for a password in the
-//! languages the key words leave out (`пароль`, `パスワード`…), and command-line options (` -p`,
-//! ` --password`) and the commands whose password is an argument (`net use`, `echo`). Each set
-//! is kept small: a literal set the regex prefilter scans fast costs about a microsecond per
+//! languages the key words leave out (`пароль`, `パスワード`…), command-line options (` -p`,
+//! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
+//! of one-time codes, and what source code and device configurations write around a secret
+//! (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `). Each set is kept small: a literal set the regex prefilter scans fast costs about a microsecond per
 //! 8 KB, where one set of all of them cost fourteen.
 //! Ordinary prose matches a trigger only now and then, and a key word with no separator after its
 //! name is dropped after a few byte reads, so text without credentials costs about three prefilter
@@ -24,11 +25,15 @@
 //! they found, so a vendor token inside a value is still checked by its own recognizer: when it
 //! turns out to be a look-alike over the same span, the look-alike wins when findings are settled.
 
+mod apart;
 mod assign;
 mod aws;
+mod call;
 mod cli;
 mod cookie;
 mod csv;
+mod device;
+mod dsn;
 mod github;
 mod hash;
 mod header;
@@ -133,6 +138,7 @@ const KEYWORD_SET: usize = 2;
 const WORD_SET: usize = 3;
 const COMMAND_SET: usize = 4;
 const CODE_SET: usize = 5;
+const SOURCE_SET: usize = 6;
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -147,10 +153,14 @@ static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
 static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expect("code triggers are valid"));
 static COMMANDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
+static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!("{}|{}|{}", call::TRIGGERS, device::TRIGGERS, dsn::TRIGGERS))
+        .expect("source triggers are valid")
+});
 
 /// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES];
+    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES, &*SOURCES];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
     // The end of the last secret reported: the key words inside it are part of it, and reading
@@ -170,14 +180,16 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         };
         let (start, end) = (found.start(), found.end());
         match set {
-            // Command lines and one-time codes are read on their own: a recognizer of the other
+            // Command lines, one-time codes and calls are read on their own: a recognizer of the other
             // sets that read past one of their triggers (`passcode` as a key word, a token given
             // as a password) does not hide it, and they hide nothing from the others.
-            COMMAND_SET | CODE_SET => {
-                let resume = if set == COMMAND_SET {
-                    cli::at_trigger(text, start, end, out)
-                } else {
-                    otp::at_name(text, start, end, out)
+            COMMAND_SET | CODE_SET | SOURCE_SET => {
+                let resume = match set {
+                    COMMAND_SET => cli::at_trigger(text, start, end, out),
+                    CODE_SET => otp::at_name(text, start, end, out),
+                    _ if &text[start..end] == device::TRIGGERS => device::at_trigger(text, start, end, out),
+                    _ if text[start..].starts_with('@') => dsn::at_protocol(text, start, end, out),
+                    _ => call::at_trigger(text, start, end, out),
                 };
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
             }
@@ -281,6 +293,14 @@ pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
 /// A valid finding.
 fn secret(out: &mut Vec<Finding>, start: usize, end: usize) {
     out.push(Finding::valid(start, end, RedactionKind::Credentials));
+}
+
+/// A password written where syntax says one goes (a call's argument, a device's line, a DSN):
+/// reported unless it is a placeholder (`"changeme"`, `"***"`, `<password>`).
+fn password(text: &str, found: value::Value, out: &mut Vec<Finding>) {
+    if value::accept(text, "password", found, true, false) {
+        secret(out, found.start, found.end);
+    }
 }
 
 /// A look-alike: a credential's shape that is not a live secret.

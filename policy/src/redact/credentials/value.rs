@@ -6,7 +6,8 @@
 //! `&equals;` is read through), `,`, `;`, `<`, or a JSON escape
 //! (`\n`, `\r`, `\t`, `\"`, `\'`, with any number of backslashes); an unbalanced closing bracket
 //! or one sentence-ending period is trimmed. A quoted value ends at its matching quote (escaped
-//! quotes inside are skipped) and may hold spaces, never a line break.
+//! quotes inside are skipped, and so are YAML's and SQL's doubled single quotes) and may hold
+//! spaces, never a line break.
 
 use super::placeholder;
 
@@ -83,6 +84,8 @@ fn closing_quote(bytes: &[u8], from: usize, quote: u8, escapes: usize) -> Option
                     index += 1;
                 }
             }
+            // YAML and SQL write a quote inside single quotes as two (`'it''s'`).
+            b'\'' if quote == b'\'' && escapes == 0 && bytes.get(index + 1) == Some(&b'\'') => index += 2,
             byte if byte == quote => return Some(index),
             _ => index += 1,
         }

@@ -181,7 +181,7 @@ fn command_words(text: &str, from: usize) -> (Vec<Word>, usize) {
     let mut words = Vec::new();
     let mut at = from;
     while words.len() < MAX_WORDS {
-        at = run(bytes, at, stop - at, |b| b == b' ' || b == b'\t');
+        at = run(bytes, at, stop.saturating_sub(at), |b| b == b' ' || b == b'\t');
         if bytes.get(at) == Some(&b'\\') && matches!(bytes.get(at + 1), Some(b'\n' | b'\r')) {
             // A line continuation.
             at = run(bytes, at + 1, 2, |b| b == b'\n' || b == b'\r');

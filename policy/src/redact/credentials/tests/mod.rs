@@ -5,12 +5,14 @@
 
 mod assignments;
 mod carriers;
+mod code;
 mod codes;
 mod commands;
 mod context;
 mod hashes;
 mod key_files;
 mod keys_and_tokens;
+mod layout;
 mod negatives;
 mod prose;
 mod sweep;

@@ -1,0 +1,93 @@
+//! Values set apart from their names by markup or a line break, and network devices'
+//! configuration lines.
+
+use super::*;
+
+#[test]
+fn a_value_in_the_next_cell_or_inside_inline_tags() {
+    let pw = "Xk9#mQ2vL7pz";
+    for markup in [
+        "<tr><th>Password</th><td>{pw}</td></tr>",
+        "<tr><td>Password:</td><td> {pw} </td></tr>",
+        "<dl><dt>Password</dt>\n  <dd><code>{pw}</code></dd></dl>",
+        "<label>Password</label> <span class=\"mono\">{pw}</span>",
+        "Password: <code>{pw}</code>",
+        "<b>Password:</b> {pw}",
+        "<p><strong>Password</strong>: <kbd>{pw}</kbd></p>",
+    ] {
+        assert_secret(&markup.replace("{pw}", pw), pw);
+    }
+    assert_secret("<dt>API token</dt><dd><code>Xk9mQ2vL7pzAbCdEf</code></dd>", "Xk9mQ2vL7pzAbCdEf");
+}
+
+#[test]
+fn markup_that_names_a_type_or_a_rule_stays() {
+    assert_clean("<td>password</td><td>string</td><td>The user's password</td>");
+    assert_clean("<th>Password</th><td>Required</td>");
+    assert_clean("<p>Your password</p><p>must be 12 characters</p>");
+    assert_clean("<th>Password</th><td>********</td>");
+    assert_clean("password = <your password>");
+    assert_clean("<th>Token</th><td><a href=\"/tokens\">Manage</a></td>");
+}
+
+#[test]
+fn a_value_alone_on_the_line_after_its_label() {
+    assert_secret("Password:\n  Xk9#mQ2vL7pz", "Xk9#mQ2vL7pz");
+    assert_secret("Hi Ada,\nyour password:\r\nXk9#mQ2vL7pz\r\nRegards", "Xk9#mQ2vL7pz");
+    assert_secret("db:\n  password:\n    Xk9mQ2vL7pz\n  host: db", "Xk9mQ2vL7pz");
+    assert_secret("\"password\":\n  \"Xk9mQ2vL7pz\"", "Xk9mQ2vL7pz");
+    assert_clean("password:\n  value: Xk9mQ2vL7pz");
+    assert_clean("password:\n  - one\n  - two");
+    assert_clean("Password:\n\nThanks for signing up");
+    assert_clean("Password:\nRequired");
+    assert_clean("PASSWORD=\nHOST=db");
+    assert_clean("Password:\n<input type=password name=pw>");
+}
+
+#[test]
+fn a_quote_doubled_inside_single_quotes() {
+    assert_secret("password: 'it''s Xk9mQ2vL7pz'", "it''s Xk9mQ2vL7pz");
+    assert_secret("ALTER LOGIN app WITH PASSWORD = 'Xk9''mQ2vL7pz';", "Xk9''mQ2vL7pz");
+}
+
+#[test]
+fn network_device_configurations() {
+    for (line, secret) in [
+        ("enable secret 0 Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("enable secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0", "$1$mERr$hx5rVt7rPNoS4wqbXKX7m0"),
+        ("enable password cisco123", "cisco123"),
+        ("username admin privilege 15 password 0 Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("username bob password 7 0822455D0A16", "0822455D0A16"),
+        ("snmp-server community Xk9mQ2vL7pz RO", "Xk9mQ2vL7pz"),
+        ("snmp-server community public RW 10", "public"),
+        ("tacacs-server host 10.1.1.1 key 7 0822455D0A16", "0822455D0A16"),
+        ("radius-server key 0 Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("crypto isakmp key Xk9mQ2vL7pz address 10.0.0.1", "Xk9mQ2vL7pz"),
+        ("key chain ospf\n key 1\n  key-string 7 0822455D0A16", "0822455D0A16"),
+        ("interface Gi0/1\n ip ospf message-digest-key 1 md5 Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("router bgp 65000\n neighbor 10.0.0.2 password Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("dot11 ssid corp\n wpa-psk ascii 0 Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("line vty 0 4\n password 7 0822455D0A16\n login", "0822455D0A16"),
+    ] {
+        let found = redacted(line);
+        assert!(found.contains(&secret), "{secret:?} in {line:?}: {found:?}");
+        assert!(found.iter().all(|span| !span.contains("10.")), "only the secret in {line:?}: {found:?}");
+    }
+}
+
+#[test]
+fn prose_about_device_passwords_stays() {
+    assert_clean("The password 12 characters long is fine");
+    assert_clean("password 7 characters minimum");
+    assert_clean("key 1\nkey 2");
+    assert_clean("snmp-server community <string> RO");
+    assert_clean("Set the enable secret on every router.");
+}
+
+#[test]
+fn a_go_mysql_dsn() {
+    assert_secret("dsn := \"app:Xk9mQ2vL7pz@tcp(db:3306)/shop\"", "Xk9mQ2vL7pz");
+    assert_secret("sql.Open(\"mysql\", \"root:Xk9:mQ2@vL7@unix(/tmp/mysql.sock)/test\")", "Xk9:mQ2@vL7");
+    assert_clean("sql.Open(\"mysql\", \"root@tcp(db)/test\")");
+    assert_clean("dsn: user:password@tcp(localhost:3306)/dbname");
+}
