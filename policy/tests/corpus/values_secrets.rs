@@ -232,6 +232,10 @@ fn command_line(rng: &mut Rng) -> Planted {
         ("keytool -list -storepass '", "' -keystore ks.jks"),
         ("htpasswd -b .htpasswd admin '", "'"),
         ("echo '", "' | sudo -S systemctl restart app"),
+        ("http -a 'svc:", "' https://api.internal/v1"),
+        ("psexec \\\\app01 -u CORP\\svc -p '", "' cmd"),
+        ("rabbitmqctl add_user svc '", "'"),
+        ("az keyvault secret set --vault-name kv --name db --value '", "'"),
     ]);
     secret(password(rng), "command line").key("command").around(before, after)
 }
