@@ -8,7 +8,8 @@
 //! `Basic` header values, and secrets assigned to `password`/`secret`/`api_key`-like keys (the
 //! key is context, the planted value is the secret alone), passwords on command lines, one-time
 //! codes, the private member of a JSON Web Key, and tokens of registries, secret stores,
-//! observability and AI vendors and Telegram bots.
+//! observability and AI vendors, Telegram and Discord bots, Twilio, Meta's Graph API, Mailgun,
+//! Brevo and Figma.
 
 use policy::RedactionKind;
 
@@ -231,6 +232,10 @@ fn command_line(rng: &mut Rng) -> Planted {
         ("keytool -list -storepass '", "' -keystore ks.jks"),
         ("htpasswd -b .htpasswd admin '", "'"),
         ("echo '", "' | sudo -S systemctl restart app"),
+        ("http -a 'svc:", "' https://api.internal/v1"),
+        ("psexec \\\\app01 -u CORP\\svc -p '", "' cmd"),
+        ("rabbitmqctl add_user svc '", "'"),
+        ("az keyvault secret set --vault-name kv --name db --value '", "'"),
     ]);
     secret(password(rng), "command line").key("command").around(before, after)
 }
@@ -257,14 +262,32 @@ fn one_time_code(rng: &mut Rng) -> Planted {
 }
 
 /// A token of a vendor format beyond the big clouds: registries, secret stores, observability,
-/// AI providers, chat bots.
+/// AI providers, chat bots, messaging and e-mail delivery, design tools.
 fn vendor_token(rng: &mut Rng) -> Planted {
-    let text = match rng.below(6) {
+    let text = match rng.below(12) {
         0 => format!("dckr_pat_{}", rng.string(URL_SAFE, 27)),
         1 => format!("hvs.{}", rng.string(URL_SAFE, 91)),
         2 => format!("glsa_{}_{}", rng.string(BASE62, 32), rng.string(HEX, 8)),
         3 => format!("gsk_{}", rng.string(BASE62, 52)),
         4 => format!("{}:AA{}", rng.digits_between(8, 10), rng.string(URL_SAFE, 33)),
+        5 => format!("SK{}", rng.string(HEX, 32)),
+        6 => {
+            // A Discord bot token: the bot's id (a snowflake) in base64, a timestamp, an HMAC.
+            let id = format!("1{}", rng.digits_between(16, 19));
+            let hmac = *rng.pick(&[27, 38]);
+            let id = base64(id.as_bytes());
+            format!("{}.{}.{}", id.trim_end_matches('='), rng.string(URL_SAFE, 6), rng.string(URL_SAFE, hmac))
+        }
+        7 => {
+            let length = rng.range(100, 200);
+            format!("EAA{}", rng.string(BASE62, length))
+        }
+        8 => format!("key-{}", rng.string(LOWER_DIGITS, 32)),
+        9 => {
+            let prefix = rng.pick(&["xkeysib", "xsmtpsib"]);
+            format!("{prefix}-{}-{}", rng.string(HEX, 64), rng.string(BASE62, 16))
+        }
+        10 => format!("figd_{}", rng.string(URL_SAFE, 40)),
         _ => format!("sk-{}", rng.string(HEX, 32)),
     };
     secret(text, "vendor token").key(*rng.pick(&["TOKEN", "api_token", "credential"]))

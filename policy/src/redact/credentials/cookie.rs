@@ -1,6 +1,6 @@
 //! Cookies in `Cookie:` and `Set-Cookie:` headers (HTTP dumps, logs, curl's `-H 'Cookie: …'`,
-//! JSON `"Cookie": "…"`, also inside JSON text): a session cookie is a bearer credential, and
-//! whoever holds it is signed in until it expires.
+//! JSON `"Cookie": "…"`, also inside JSON text) and in curl's `-b`/`--cookie` (see `cli`): a
+//! session cookie is a bearer credential, and whoever holds it is signed in until it expires.
 //!
 //! A `Cookie` header holds `name=value` pairs split by `;`; a `Set-Cookie` header holds one pair
 //! and then its attributes (`Path`, `Expires`, `HttpOnly`…), which are never secrets (RFC 6265).
@@ -35,6 +35,15 @@ pub(super) fn header(text: &str, start: usize, end: usize, out: &mut Vec<super::
         at = quote + 1;
     }
     let stop = run(bytes, at, 8192, |b| !matches!(b, b'\r' | b'\n' | b'"' | b'\'' | b'\\' | b'<' | b'`'));
+    pairs(text, at, stop, set_cookie, out);
+    stop
+}
+
+/// Reports the secret values among the `name=value` pairs of `text[at..stop]` (split by `;`),
+/// or of its first pair only (`first_only`: a `Set-Cookie` header, whose attributes follow). A
+/// header's value, and the value of curl's `-b`/`--cookie` (where a word without `=` names a
+/// cookie file instead).
+pub(super) fn pairs(text: &str, at: usize, stop: usize, first_only: bool, out: &mut Vec<super::Finding>) {
     let mut pair_start = at;
     for pair in text[at..stop].split(';') {
         let begin = pair_start + (pair.len() - pair.trim_start().len());
@@ -48,11 +57,10 @@ pub(super) fn header(text: &str, start: usize, end: usize, out: &mut Vec<super::
         if is_secret(name.trim(), value) {
             super::secret(out, value_start, value_start + value.len());
         }
-        if set_cookie {
+        if first_only {
             break;
         }
     }
-    stop
 }
 
 /// The header line that a value stored under the JSON key `key` belongs to, when `key` names a

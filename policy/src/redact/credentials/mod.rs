@@ -41,6 +41,7 @@ mod html;
 mod jwk;
 mod jwt;
 mod key;
+mod messaging;
 mod otp;
 mod pem;
 mod placeholder;
@@ -76,13 +77,15 @@ const SHAPE_TRIGGERS: &str = concat!(
 );
 
 /// Triggers of more vendor prefixes: registries and platforms, secret stores, observability, AI
-/// providers (`sk-`), and Telegram's `:AA` (see `vendors`), a PEM block in base64 (`pem`), and
-/// the prefixes of password hashes (`hash`). A regex of their own: in the shape
-/// triggers they made that prefilter five times slower.
+/// providers (`sk-`), e-mail delivery, Figma, and Telegram's `:AA` (see `vendors`), a PEM block in
+/// base64 (`pem`), and the prefixes of password hashes (`hash`); with them (see `find`) the
+/// two- and three-letter prefixes of Twilio, Discord and Meta (`messaging`) and Mailgun's keys.
+/// A regex of their own: in the shape triggers they made that prefilter five times slower.
 const TOKEN_TRIGGERS: &str = concat!(
     r"sk-|dckr_(?:pat|oat)_|ATATT3|ATBB|dapi|sq0(?:atp|csp)-|HRKU-|hv[sbr]\.|\.atlasv1\.|gl(?:sa|c)_",
     r"|sntry[su]_|lin_api_|ntn_|PMAK-|NRAK-|pscale_(?:tkn|pw|oauth)_|sbp_|sb_secret_|dp\.(?:pt|st|sa|ct)\.",
     r"|pul-|rubygems_|CLOJARS_|[sp]k\.eyJ|gsk_|r8_|pplx-|xai-|nvapi-|:AA|LS0tLS1CRUdJTi|secret_",
+    r"|x(?:keys|smtps)ib-|figd_",
 );
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
@@ -148,7 +151,9 @@ static KEYWORDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(KEYWORD_TRIGGERS).expect("keyword triggers are valid"));
 static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(WORD_TRIGGERS).expect("word triggers are valid"));
 static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("{TOKEN_TRIGGERS}|{}", hash::TRIGGERS)).expect("token triggers are valid")
+    let triggers =
+        format!("{TOKEN_TRIGGERS}|{}|{}|{}", hash::TRIGGERS, messaging::TRIGGERS, vendors::MAILGUN_TRIGGER);
+    Regex::new(&triggers).expect("token triggers are valid")
 });
 static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expect("code triggers are valid"));
 static COMMANDS: LazyLock<Regex> =
@@ -215,6 +220,8 @@ fn at_token(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
         pem::at_base64_begin(text, start, out)
     } else if hash::is_trigger(trigger) {
         hash::at_prefix(text, start, end, out)
+    } else if messaging::is_trigger(trigger) {
+        messaging::at_prefix(text, start, end, out)
     } else {
         vendors::at_prefix(text, start, end, out)
     }

@@ -1,10 +1,12 @@
 //! Secrets in URLs: the password of `scheme://user:password@host` (RFC 3986 userinfo), the
 //! secret path of webhook URLs (`https://hooks.slack.com/services/T…/B…/…`,
-//! `https://discord.com/api/webhooks/<id>/<token>`), and the signature of a signed URL, which
-//! grants its access to whoever holds the URL: Azure's shared access signature (`sig=`), S3's and
-//! Google Cloud Storage's presigned URLs (`X-Amz-Signature=`, `X-Goog-Signature=`) and
-//! CloudFront's signed URLs (`Signature=`), and a session id carried in the URL (`;jsessionid=`,
-//! `?PHPSESSID=`, `sid=`), which signs in whoever opens it. Their other parameters (the AWS key
+//! `https://discord.com/api/webhooks/<id>/<token>`, Microsoft Teams'
+//! `https://<org>.webhook.office.com/webhookb2/<group>@<tenant>/IncomingWebhook/<secret>/<owner>`),
+//! and the signature of a signed URL, which grants its access to whoever holds the URL: Azure's
+//! shared access signature (`sig=`), S3's and Google Cloud Storage's presigned URLs
+//! (`X-Amz-Signature=`, `X-Goog-Signature=`) and CloudFront's signed URLs (`Signature=`), and a
+//! session id carried in the URL (`;jsessionid=`, `?PHPSESSID=`, `sid=`), which signs in whoever
+//! opens it. Their other parameters (the AWS key
 //! id, a `X-Amz-Security-Token`) are found by their own recognizers.
 //!
 //! The authority runs from `://` to the first `/`, `?`, `#`, whitespace, quote, `<`, `>` or
@@ -133,6 +135,32 @@ fn parameter(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>
     }
 }
 
+/// Where the secret part of a Microsoft Teams incoming webhook's path starts (an offset into
+/// `path`), when `host` and `path` are one's: `<org>.webhook.office.com/webhookb2/…` or the older
+/// `outlook.office.com/webhook/…`, then `<group>@<tenant>/IncomingWebhook/` and the secret (32 hex
+/// and the owner's GUID, and a signature part in newer URLs). The group and tenant GUIDs only
+/// name where the webhook posts, and stay.
+fn teams_secret(host: &str, path: &str) -> Option<usize> {
+    let (host, suffix) = (host.as_bytes(), b".webhook.office.com");
+    let prefix =
+        if host.len() > suffix.len() && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix) {
+            "/webhookb2/"
+        } else if host.eq_ignore_ascii_case(b"outlook.office.com")
+            || host.eq_ignore_ascii_case(b"outlook.office365.com")
+        {
+            "/webhook/"
+        } else {
+            return None;
+        };
+    let marker = "/IncomingWebhook/";
+    let route = path.strip_prefix(prefix)?;
+    let at = prefix.len() + route[..super::floor_boundary(route, 512)].find(marker)?;
+    // The group and tenant: no whitespace or markup between the prefix and the marker.
+    let ids = &path[prefix.len()..at];
+    let in_path = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '@');
+    (ids.contains('@') && ids.chars().all(in_path)).then_some(at + marker.len())
+}
+
 /// The secret path of a webhook URL whose authority is `authority..end`; returns where scanning
 /// resumes: past the path found, past the authority, or inside it when it holds parameters
 /// (`jdbc:sqlserver://host;user=sa;password=…`).
@@ -172,6 +200,17 @@ fn webhook(text: &str, authority: usize, end: usize, out: &mut Vec<super::Findin
             return resume;
         }
         (id_end + 1, stop, placeholder::is_masked(&text[id_end + 1..stop]))
+    } else if let Some(start) = teams_secret(host, path) {
+        let start = end + start;
+        let mut stop = run(bytes, start, 256, path_chars);
+        while stop > start && bytes[stop - 1] == b'/' {
+            stop -= 1;
+        }
+        let hex_end = run(bytes, start, 33, |b| b.is_ascii_hexdigit());
+        if hex_end - start != 32 || !matches!(bytes.get(hex_end), Some(b'/')) {
+            return resume;
+        }
+        (start, stop, super::vendors::is_placeholder_body(&text[start..stop]))
     } else {
         return resume;
     };

@@ -32,6 +32,11 @@
 //!   which DeepSeek, Moonshot and others copied).
 //! - Telegram bot tokens: the bot id (8–10 digits) + `:AA` + 33, reported whole (also after
 //!   `/bot` in the Bot API's URLs); Notion's legacy `secret_` + 43; Doppler's `dp.st.<env>.` + ≥ 40.
+//! - E-mail delivery: Mailgun's legacy `key-` + 32 lower-case letters and digits (the key in
+//!   Mailgun's documentation is a look-alike); Brevo's (formerly Sendinblue) `xkeysib-` and
+//!   `xsmtpsib-` + 64 hex + `-` + 16. Design: Figma's personal access tokens `figd_` + ≥ 32.
+//! - Twilio, Discord bots and Meta's Graph API, whose prefixes are two or three letters: see
+//!   `messaging`.
 //!
 //! Look-alikes: Stripe publishable keys (`pk_…`, public by design), Stripe's documented test keys,
 //! and a body that is a placeholder (`EXAMPLE`, a masked `***`, one repeated character, or mostly
@@ -50,6 +55,15 @@ const STRIPE_DOC_KEYS: [&str; 4] = [
     "sk_test_Hrs6SAopgFPF0bZXSN3f6ELN",
 ];
 
+/// Mailgun's key printed in its public documentation (and copied into many samples since).
+const MAILGUN_DOC_KEY: &str = concat!("key-", "3ax6xnjp29jd6fds4gc373sgvjxteol0");
+
+/// The trigger of Mailgun's keys (a part of the token set): the whole key's shape, not only its
+/// prefix. `key` is a key word, and a trigger of the token set at the same place hides it from
+/// its recognizer when no token follows (`key-file = …`); a key word inside a value already
+/// reported is skipped, which would hide a Mailgun key there (`the credential key-…`).
+pub(super) const MAILGUN_TRIGGER: &str = r"key-[0-9a-z]{32}(?-u:\b)";
+
 /// Handles a vendor prefix at `start..end`; returns where scanning resumes.
 pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
@@ -58,6 +72,7 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
         "T3BlbkFJ" => return openai_legacy(text, start, end, out),
         ".atlasv1." => return terraform(text, start, end, out),
         ":AA" => return telegram(text, start, end, out),
+        _ if prefix.starts_with("key-") => return mailgun(text, start, out),
         _ => {}
     }
     // Without a token, scanning resumes inside the prefix: a key word in it still counts
@@ -146,6 +161,8 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
         "r8_" => exact(bytes, end, 37, alphanumeric),
         "pplx-" => exact(bytes, end, 48, alphanumeric),
         "xai-" => base62_at_least(70),
+        "xkeysib-" | "xsmtpsib-" => brevo(bytes, end),
+        "figd_" => base64url_at_least(32),
         _ => (end, None),
     };
     let body_end = trim_dots(bytes, end, body_end);
@@ -210,6 +227,34 @@ fn slack(text: &str, start: usize, end: usize) -> (usize, Option<bool>) {
     }
     let shaped = token.len() >= 20 && token.bytes().any(|b| b.is_ascii_digit());
     (body_end, Some(shaped))
+}
+
+/// Brevo (formerly Sendinblue) API and SMTP keys: `xkeysib-` or `xsmtpsib-` + 64 hex + `-` +
+/// 16 letters and digits.
+fn brevo(bytes: &[u8], from: usize) -> (usize, Option<bool>) {
+    let (hex_end, valid) = exact(bytes, from, 64, |b| b.is_ascii_hexdigit());
+    if valid.is_none() || bytes.get(hex_end) != Some(&b'-') {
+        return (from, None);
+    }
+    exact(bytes, hex_end + 1, 16, |b| b.is_ascii_alphanumeric())
+}
+
+/// Mailgun's legacy API keys, `key-` + 32 lower-case letters and digits (the trigger matches
+/// that whole shape, see [`MAILGUN_TRIGGER`]). Returns where scanning resumes.
+fn mailgun(text: &str, start: usize, out: &mut Vec<super::Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let body = start + "key-".len();
+    let (body_end, valid) = exact(bytes, body, 32, |b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if !starts_word(bytes, start) || valid.is_none() || bytes.get(body_end).is_some_and(|&b| is_base64url(b))
+    {
+        return start + 1;
+    }
+    if &text[start..body_end] == MAILGUN_DOC_KEY {
+        super::look_alike(out, start, body_end);
+    } else {
+        report(text, start, body, body_end, out);
+    }
+    body_end
 }
 
 fn sendgrid(bytes: &[u8], from: usize) -> (usize, Option<bool>) {
@@ -307,7 +352,7 @@ fn telegram(text: &str, colon: usize, marker_end: usize, out: &mut Vec<super::Fi
 
 /// Reports the token `start..end` whose body starts at `body`: a secret, or a look-alike when the
 /// body is a placeholder.
-fn report(text: &str, start: usize, body: usize, end: usize, out: &mut Vec<super::Finding>) {
+pub(super) fn report(text: &str, start: usize, body: usize, end: usize, out: &mut Vec<super::Finding>) {
     if is_placeholder_body(&text[body..end]) {
         super::look_alike(out, start, end);
     } else {

@@ -25,6 +25,9 @@ pub(super) enum Holds {
     /// OpenSSL's pass phrase argument: only `pass:…` holds one (`env:`, `file:`, `fd:`, `stdin`
     /// say where it is kept).
     Source,
+    /// Cookies, `name=value` pairs split by `;` (curl's `-b`); a word without `=` names the file
+    /// they are read from.
+    Cookies,
 }
 
 pub(super) struct Flag {
@@ -49,6 +52,10 @@ const fn source(name: &'static str) -> Flag {
     Flag { name, reads: Reads::Separate, holds: Holds::Source }
 }
 
+const fn cookies(name: &'static str) -> Flag {
+    Flag { name, reads: Reads::Next, holds: Holds::Cookies }
+}
+
 /// A positional argument that is a password.
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Positional {
@@ -63,11 +70,15 @@ pub(super) enum Positional {
     Echo,
     /// PowerShell's `ConvertTo-SecureString 'password' -AsPlainText` (or `-String 'password'`).
     PlainText,
+    /// The second positional argument after one of these subcommands: `rabbitmqctl add_user
+    /// name password`.
+    AfterVerb(&'static [&'static str]),
 }
 
 pub(super) struct Command {
     names: &'static [&'static str],
-    /// A word that must follow the command for its options to mean a password (`docker login`).
+    /// Words that must follow the command, one after the other, for its options to mean a
+    /// password (`docker login`, `az keyvault secret set`). A command may have an entry for each.
     pub(super) verb: Option<&'static str>,
     pub(super) flags: &'static [Flag],
     pub(super) positional: Positional,
@@ -122,14 +133,42 @@ const SNMP: &[&str] =
 const FREERDP: &[&str] = &["xfreerdp", "xfreerdp3", "wlfreerdp", "wlfreerdp3", "sdl-freerdp", "sdl-freerdp3"];
 const SAMBA: &[&str] = &["smbclient", "rpcclient", "smbcacls", "smbget", "smbtree", "smbcquotas"];
 const REGISTRY_LOGIN: &[&str] = &["docker", "podman", "buildah", "skopeo", "nerdctl", "oras"];
+const AZ: &[&str] = &["az"];
+/// HTTPie and xh, its clone.
+const HTTPIE: &[&str] = &["http", "https", "xh", "xhs"];
+/// Sysinternals' remote tools, which take an account's `-u` and `-p`.
+const SYSINTERNALS: &[&str] = &[
+    "psexec",
+    "psexec64",
+    "psfile",
+    "psgetsid",
+    "psinfo",
+    "pskill",
+    "pslist",
+    "psloggedon",
+    "psloglist",
+    "pspasswd",
+    "psservice",
+    "psshutdown",
+    "pssuspend",
+];
 
 /// Every command known to take a password on its command line.
 const COMMANDS: &[Command] = &[
     command(MYSQL, &[glued("-p"), glued("--password")]),
     command(
         &["curl"],
-        &[user("-u", b':'), user("--user", b':'), user("-U", b':'), user("--proxy-user", b':')],
+        &[
+            user("-u", b':'),
+            user("--user", b':'),
+            user("-U", b':'),
+            user("--proxy-user", b':'),
+            cookies("-b"),
+            cookies("--cookie"),
+        ],
     ),
+    command(HTTPIE, &[user("-a", b':'), user("--auth", b':')]),
+    command(SYSINTERNALS, &[next("-p")]),
     command(&["sshpass"], &[next("-p")]),
     command(&["redis-cli"], &[next("-a"), next("--pass")]),
     command(SAMBA, &[user("-U", b'%'), user("--user", b'%')]),
@@ -140,9 +179,15 @@ const COMMANDS: &[Command] = &[
         positional: Positional::None,
     },
     Command {
-        names: &["az"],
+        names: AZ,
         verb: Some("login"),
         flags: &[next("-p"), next("--password")],
+        positional: Positional::None,
+    },
+    Command {
+        names: AZ,
+        verb: Some("keyvault secret set"),
+        flags: &[next("--value")],
         positional: Positional::None,
     },
     command(
@@ -187,6 +232,12 @@ const COMMANDS: &[Command] = &[
     Command { names: &["wpa_passphrase"], verb: None, flags: &[], positional: Positional::Second },
     Command { names: &["echo", "printf"], verb: None, flags: &[], positional: Positional::Echo },
     Command { names: &["convertto-securestring"], verb: None, flags: &[], positional: Positional::PlainText },
+    Command {
+        names: &["rabbitmqctl"],
+        verb: None,
+        flags: &[],
+        positional: Positional::AfterVerb(&["add_user", "change_password", "authenticate_user"]),
+    },
 ];
 
 /// Options that carry a password whatever the command (compared without case): PowerShell's
@@ -206,4 +257,9 @@ pub(super) fn lookup(word: &str) -> Option<&'static Command> {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let name = name.strip_suffix(".exe").unwrap_or(name).to_ascii_lowercase();
     COMMANDS.iter().find(|command| command.names.contains(&name.as_str()))
+}
+
+/// The entries of the command `command` is the first entry of (one for each verb).
+pub(super) fn variants(command: &'static Command) -> impl Iterator<Item = &'static Command> {
+    COMMANDS.iter().filter(move |other| other.names == command.names)
 }

@@ -1,6 +1,8 @@
 //! Passwords handed to a command on its command line: `mysql -pS3cret`, `sshpass -p …`, `curl -u
 //! user:pass`, `smbclient -U user%pass`, `openssl … -passin pass:…`, `keytool -storepass …`,
-//! `docker login -p …`, `htpasswd -b file user pass`, `net use … pass`, `echo pass | sudo -S`.
+//! `docker login -p …`, `htpasswd -b file user pass`, `net use … pass`, `echo pass | sudo -S`,
+//! `http -a user:pass`, `psexec … -p pass`, `rabbitmqctl add_user name pass`, `az keyvault secret
+//! set … --value …`, and the cookies of `curl -b 'session=…'`.
 //!
 //! Each command has an entry in `commands`: the options that carry a password and how each is
 //! written, and for a few the positional argument that is one. A command line is read as shell
@@ -12,14 +14,14 @@
 
 mod commands;
 
-use commands::{Command, Flag, Holds, PASSWORD_OPTIONS, Positional, Reads, STDIN_OPTIONS, lookup};
+use commands::{Command, Flag, Holds, PASSWORD_OPTIONS, Positional, Reads, STDIN_OPTIONS, lookup, variants};
 
-use super::{header, placeholder, run};
+use super::{cookie, header, placeholder, run};
 
 /// Triggers: an option (` -x`, ` --x`, FreeRDP's ` /p:`), whose command is looked for among the
 /// words before it, and the commands whose password is an argument without an option.
 pub(super) const TRIGGERS: &str =
-    r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|echo |printf |IDENTIFIED BY |identified by ";
+    r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|rabbitmqctl|echo |printf |IDENTIFIED BY |identified by ";
 
 /// Most words read on one command line.
 const MAX_WORDS: usize = 64;
@@ -47,11 +49,31 @@ pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<sup
         return password_option(text, start, out).unwrap_or(end);
     };
     let (words, line_end) = command_words(text, name_end);
-    if let Some(verb) = command.verb
-        && !words.iter().take(4).any(|word| &text[word.start..word.end] == verb)
-    {
-        return line_end;
+    for command in variants(command).filter(|command| has_verb(text, &words, command.verb)) {
+        read_command(text, command, &words, line_end, out);
     }
+    line_end
+}
+
+/// Whether the words of `verb` (none, or words split by spaces) follow one another in `words`,
+/// starting among the first four (`az --debug keyvault secret set`).
+fn has_verb(text: &str, words: &[Word], verb: Option<&str>) -> bool {
+    let Some(verb) = verb else { return true };
+    let wanted: Vec<&str> = verb.split(' ').collect();
+    words
+        .windows(wanted.len())
+        .take(4)
+        .any(|window| window.iter().zip(&wanted).all(|(word, wanted)| &text[word.start..word.end] == *wanted))
+}
+
+/// Reports the passwords `command` takes among the `words` of its command line.
+fn read_command(
+    text: &str,
+    command: &Command,
+    words: &[Word],
+    line_end: usize,
+    out: &mut Vec<super::Finding>,
+) {
     for (index, word) in words.iter().enumerate() {
         for flag in command.flags {
             if let Some(value) = flag_value(text, flag, *word, words.get(index + 1).copied()) {
@@ -61,17 +83,23 @@ pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<sup
     }
     match command.positional {
         Positional::None => {}
-        Positional::Htpasswd => htpasswd(text, &words, out),
-        Positional::Net => net(text, &words, out),
+        Positional::Htpasswd => htpasswd(text, words, out),
+        Positional::Net => net(text, words, out),
         Positional::Second => {
-            if let Some(&word) = positionals(text, &words).get(1) {
+            if let Some(&word) = positionals(text, words).get(1) {
                 report(text, word, Holds::Password, out);
             }
         }
-        Positional::Echo => echo(text, &words, line_end, out),
-        Positional::PlainText => plain_text(text, &words, out),
+        Positional::Echo => echo(text, words, line_end, out),
+        Positional::PlainText => plain_text(text, words, out),
+        Positional::AfterVerb(verbs) => {
+            let positionals = positionals(text, words);
+            let verb = positionals.iter().position(|word| verbs.contains(&&text[word.start..word.end]));
+            if let Some(&word) = verb.and_then(|verb| positionals.get(verb + 2)) {
+                report(text, word, Holds::Password, out);
+            }
+        }
     }
-    line_end
 }
 
 /// SQL's `CREATE USER … IDENTIFIED BY 'password'` (MySQL, Oracle, Snowflake…): the word after
@@ -271,6 +299,11 @@ fn report(text: &str, value: Word, holds: Holds, out: &mut Vec<super::Finding>) 
         Holds::Source => {
             let Some(rest) = written.strip_prefix("pass:") else { return };
             Word { start: inner.end - rest.len(), end: inner.end }
+        }
+        Holds::Cookies => {
+            // Each cookie is judged as in a `Cookie:` header; a file name holds no `=`.
+            cookie::pairs(text, inner.start, inner.end, false, out);
+            return;
         }
     };
     let password_text = &text[password.start..password.end];

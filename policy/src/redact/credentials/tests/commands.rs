@@ -34,6 +34,16 @@ fn passwords_given_as_options() {
         ("snmpwalk -v3 -l authPriv -u mon -a SHA -A Auth9Pass -x AES -X $PRIV host", "Auth9Pass"),
         ("lftp -u deploy,Ft9pPass sftp://files", "Ft9pPass"),
         ("curl -u alice:W0nderland42 https://api.internal/v1", "W0nderland42"),
+        ("http -a alice:Xk9mQ2vL7pz https://api.internal/v1", "Xk9mQ2vL7pz"),
+        ("https -a svc:Xk9mQ2vL7pz POST api.internal/v1 name=x", "Xk9mQ2vL7pz"),
+        ("xh -a 'svc:Xk9mQ2vL7pz' api.internal/v1", "Xk9mQ2vL7pz"),
+        ("psexec \\\\host -u admin -p Xk9mQ2vL7pz cmd", "Xk9mQ2vL7pz"),
+        ("PsExec64.exe \\\\10.0.0.5 -u CORP\\svc -p 'Xk9 mQ2' -s cmd", "Xk9 mQ2"),
+        ("pslist \\\\host -u admin -p Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("az keyvault secret set --vault-name kv --name db --value Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("az keyvault secret set --name db --vault-name kv --value='Xk9mQ2vL7pz'", "Xk9mQ2vL7pz"),
+        ("az login --service-principal -u http://app -p Xk9mQ2vL7pz --tenant t", "Xk9mQ2vL7pz"),
+        ("az login --service-principal --username app --password=Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
     ];
     for (text, password) in cases {
         assert_secret(text, password);
@@ -63,6 +73,9 @@ fn passwords_given_as_arguments_and_on_standard_input() {
         ("echo 'svc:N3wPassw0rd' | chpasswd", "N3wPassw0rd"),
         ("echo -n Pw9x7Lm | passwd --stdin svc", "Pw9x7Lm"),
         ("echo 'REfq?mJ7p4%FdT' | sudo -S systemctl restart app", "REfq?mJ7p4%FdT"),
+        ("rabbitmqctl add_user alice Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("rabbitmqctl change_password alice 'Xk9 mQ2vL7pz'", "Xk9 mQ2vL7pz"),
+        ("sudo rabbitmqctl -n rabbit@mq1 add_user svc Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
     ];
     for (text, password) in cases {
         assert_secret(text, password);
@@ -96,11 +109,43 @@ fn prompts_variables_and_other_options_are_not_passwords() {
         "the net used by the team",
         "keytool -list -storepass:env STOREPASS -keystore ks.jks",
         "mongosh mongodb://db/app -p",
+        "curl -b cookies.txt https://x",
+        "curl -b /tmp/jar -c /tmp/jar https://x",
+        "curl --cookie 'theme=dark; lang=en-US' https://x",
+        "curl -b \"session=$SESSION\" https://x",
+        "http -a alice https://x",
+        "http -a \"alice:$PASS\" https://x",
+        "http -v https://x",
+        "psexec \\\\host -u admin cmd",
+        "psexec \\\\host -s -i cmd",
+        "rabbitmqctl add_user alice",
+        "rabbitmqctl list_users -p /vhost",
+        "rabbitmqctl delete_user alice",
+        "az keyvault secret show --vault-name kv --name db",
+        "az appconfig kv set --name cfg --key color --value blue",
+        "az keyvault secret set --vault-name kv --name db --value \"$DB_PASSWORD\"",
+        "az keyvault secret set --vault-name kv --name db --file secret.txt",
     ] {
         assert_clean(text);
     }
     // Single quotes keep `$` literal: that is a password, not a variable.
     assert_secret("mysql -u app -p'$ecretPw9'", "$ecretPw9");
+    // A cookie value is read as in a `Cookie:` header: the session cookie, not the preference.
+    assert_secret(
+        "curl -b 'session=9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://x",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    );
+    assert_secret(
+        "curl --cookie \"sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0\" https://x",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    );
+    assert_secret("curl --cookie=\"theme=dark; sid=Rk7fPq2LmZ9x\" https://x", "Rk7fPq2LmZ9x");
+    assert_secret(
+        "curl -H 'Cookie: sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://x",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    );
+    // `--auth` is also a key word, whose value is read whole: the user name goes with it.
+    assert_secret("http --auth svc:Xk9mQ2vL7pz https://x", "svc:Xk9mQ2vL7pz");
     // One command's option does not read the next command's words.
     assert_clean("mysql -u app -p; echo -pS3cret");
 }

@@ -111,6 +111,38 @@ fn discord_webhooks() {
     assert_secret(&format!("DISCORD_WEBHOOK={url}"), &token);
 }
 
+/// A GUID of pseudo-random hex.
+fn guid(seed: u32) -> String {
+    let hex = chars(seed, 32, HEX);
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
+#[test]
+fn teams_incoming_webhooks() {
+    let route = format!("{}@{}", guid(81), guid(82));
+    let secret = format!("{}/{}", chars(83, 32, HEX), guid(84));
+    let url = format!("https://contoso.webhook.office.com/webhookb2/{route}/IncomingWebhook/{secret}");
+    assert_secret(&format!("TEAMS_WEBHOOK={url}"), &secret);
+    assert_secret(&format!("POST {url} returned 200"), &secret);
+    // Newer URLs carry a signature part, the older host writes `webhook`.
+    let signed = format!("{secret}/V2{}", chars(85, 44, BASE64URL));
+    let url = format!("https://contoso.webhook.office.com/webhookb2/{route}/IncomingWebhook/{signed}");
+    assert_secret(&format!("\"webhook\": \"{url}\""), &signed);
+    let url = format!("https://outlook.office.com/webhook/{route}/IncomingWebhook/{secret}");
+    assert_secret(&url, &secret);
+    // Documentation's zeros, and other hosts and paths.
+    let zeros = "00000000-0000-0000-0000-000000000000";
+    let doc = format!(
+        "https://contoso.webhook.office.com/webhookb2/{zeros}@{zeros}/IncomingWebhook/{}/{zeros}",
+        "0".repeat(32)
+    );
+    assert_clean(&doc);
+    assert_clean(&format!("https://example.com/webhookb2/{route}/IncomingWebhook/{secret}"));
+    assert_clean("https://contoso.webhook.office.com/webhookb2/");
+    assert_clean(&format!("https://contoso.webhook.office.com/webhookb2/IncomingWebhook/{secret}"));
+    assert_clean("see https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/");
+}
+
 #[test]
 fn curl_users_and_netrc() {
     assert_secret("curl -u ada:Xy7pQ2m https://api.example.com/v1/me", "Xy7pQ2m");

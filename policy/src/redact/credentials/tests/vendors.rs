@@ -90,3 +90,111 @@ fn tokens_in_their_api_urls_and_with_an_environment() {
     assert_token_everywhere(&doppler);
     assert_token_everywhere(&join(&["secret", "_", &chars(162, 43, BASE62)]));
 }
+
+/// Lower-case letters and digits (Mailgun's legacy keys).
+const LOWER36: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+
+#[test]
+fn twilio_key_sids_and_auth_tokens() {
+    assert_token_everywhere(&join(&["S", "K", &chars(170, 32, HEX)]));
+    // An API key written with its secret, as basic auth takes them: both are one credential.
+    assert_token_everywhere(&join(&["S", "K", &chars(171, 32, HEX), ":", &chars(172, 32, BASE62)]));
+    // The account SID only names the account: the auth token after it is the secret.
+    let account = join(&["A", "C", &chars(173, 32, HEX)]);
+    let auth = chars(174, 32, HEX);
+    assert_secret(&format!("TWILIO={account}:{auth}"), &auth);
+    assert_secret(&format!("twilio {account}:{auth} rotated"), &auth);
+    // Under a key word the value is read whole, the SID with it.
+    let pair = format!("{account}:{auth}");
+    assert_secret(&format!("creds {pair} rotated"), &pair);
+    assert_clean(&format!("https://api.twilio.com/2010-04-01/Accounts/{account}/Messages.json"));
+    let curl =
+        format!("curl -u {account}:{auth} https://api.twilio.com/2010-04-01/Accounts/{account}/Calls.json");
+    assert_secret(&curl, &auth);
+    for text in ["SKU 48213 in stock", "SKIP", "ACME Corp", "the AC adapter", "SK-1234", "ACCEPTED"] {
+        assert_clean(text);
+    }
+    // Too short, too long or not lower-case hex: not a SID.
+    assert_clean(&join(&["S", "K", &chars(175, 31, HEX), " and more"]));
+    assert_clean(&join(&["S", "K", &chars(176, 33, HEX)]));
+    assert_clean(&join(&["S", "K", &chars(177, 32, HEX).to_uppercase()]));
+    assert_look_alike_everywhere(&join(&["S", "K", &"0".repeat(32)]));
+}
+
+/// The base64 (no padding) of a Discord user id of `digits` digits.
+fn discord_id(seed: u32, digits: usize) -> String {
+    let id = join(&["1", &chars(seed, digits - 1, b"0123456789")]);
+    STANDARD.encode(id).trim_end_matches('=').to_owned()
+}
+
+#[test]
+fn discord_bot_tokens() {
+    for (seed, digits, hmac) in [(180, 19, 38), (181, 18, 27), (182, 17, 38), (183, 20, 30)] {
+        let token = join(&[
+            &discord_id(seed, digits),
+            ".",
+            &chars(seed + 10, 6, BASE64URL),
+            ".",
+            &chars(seed + 20, hmac, BASE64URL),
+        ]);
+        assert_token_everywhere(&token);
+    }
+    // A filler HMAC is a documentation sample.
+    let sample = join(&[&discord_id(184, 18), ".GhIjKl.", "abcdefghijklmnopqrstuvwxyz0123456789AB"]);
+    assert_look_alike_everywhere(&sample);
+    // The first part must decode to an id's digits: other base64 of that shape is no token.
+    let words = STANDARD.encode("2024 release notes!!").trim_end_matches('=').to_owned();
+    assert_clean(&join(&[&words, ".", &chars(185, 6, BASE64URL), ".", &chars(186, 30, BASE64URL)]));
+    for text in ["NTFS and ODBC on NT 4.0", "MTV", "OTP: none", "Mjolnir", "ND.TX.US"] {
+        assert_clean(text);
+    }
+    // The HMAC's length is 27 to 38.
+    let id = discord_id(187, 19);
+    assert_clean(&join(&[&id, ".", &chars(188, 6, BASE64URL), ".", &chars(189, 20, BASE64URL)]));
+}
+
+#[test]
+fn meta_graph_api_tokens() {
+    assert_token_everywhere(&join(&["EA", "A", &chars(190, 180, BASE62)]));
+    assert_token_everywhere(&join(&["EA", "AB", &chars(191, 40, BASE62)]));
+    for text in [
+        "EAA members fly in",
+        "EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        "the EAA2024 conference",
+    ] {
+        assert_clean(text);
+    }
+    // A slice of a base64 blob (`+`, `/` or `=` around it).
+    assert_clean(&join(&["MIIB+EA", "A", &chars(192, 50, BASE62), "/Qx=="]));
+    assert_clean(&join(&["EA", "A", &chars(193, 30, BASE62), " is too short"]));
+}
+
+#[test]
+fn email_delivery_keys() {
+    assert_token_everywhere(&join(&["ke", "y-", &chars(200, 32, LOWER36)]));
+    assert_token_everywhere(&join(&["xkey", "sib-", &chars(201, 64, HEX), "-", &chars(202, 16, BASE62)]));
+    assert_token_everywhere(&join(&["xsmtp", "sib-", &chars(203, 64, HEX), "-", &chars(204, 16, BASE62)]));
+    // Mailgun's key printed in its documentation, and filler.
+    assert_look_alike_everywhere(&join(&["ke", "y-", "3ax6xnjp29jd6fds4gc373sgvjxteol0"]));
+    assert_look_alike_everywhere(&join(&["xkey", "sib-", &"0".repeat(64), "-", &"x".repeat(16)]));
+    for text in [
+        "a key-value store",
+        "key-4f3c2a1b",
+        "the key-management-service",
+        "key-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
+        "xkeysib-your-api-key",
+    ] {
+        assert_clean(text);
+    }
+    // Without a key, the key word is read as usual.
+    assert_secret("key-password = Zq8Lm2Xw9Kp4Rt7Y", "Zq8Lm2Xw9Kp4Rt7Y");
+}
+
+#[test]
+fn figma_personal_access_tokens() {
+    assert_token_everywhere(&join(&["fig", "d_", &chars(210, 40, BASE64URL)]));
+    // Filler: most of the body counts up through the alphabet.
+    assert_look_alike_everywhere(&join(&["fig", "d_", "Xk9mQ2vL7pzAbCdEfGhIjKlMnOpQrStUvWx"]));
+    assert_clean("figd_ is the prefix of Figma's tokens");
+    assert_clean(&join(&["fig", "d_", &chars(211, 20, BASE64URL), " is too short"]));
+}
