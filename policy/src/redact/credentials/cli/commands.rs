@@ -73,6 +73,9 @@ pub(super) enum Positional {
     /// The second positional argument after one of these subcommands: `rabbitmqctl add_user
     /// name password`.
     AfterVerb(&'static [&'static str]),
+    /// Oracle's logon `user/password[@connect]`, a positional word or `userid=`'s value:
+    /// `sqlplus scott/…@orcl`, `rman target sys/…@db`, `sqlldr userid=scott/…`.
+    Logon,
 }
 
 pub(super) struct Command {
@@ -153,6 +156,10 @@ const SYSINTERNALS: &[&str] = &[
     "pssuspend",
 ];
 
+/// Oracle's tools that take a logon: SQL*Plus, Data Pump and the older export and import,
+/// SQL*Loader, Recovery Manager, the Data Guard broker.
+const ORACLE: &[&str] = &["sqlplus", "expdp", "impdp", "exp", "imp", "sqlldr", "rman", "dgmgrl"];
+
 /// Every command known to take a password on its command line.
 const COMMANDS: &[Command] = &[
     command(MYSQL, &[glued("-p"), glued("--password")]),
@@ -232,6 +239,7 @@ const COMMANDS: &[Command] = &[
     Command { names: &["wpa_passphrase"], verb: None, flags: &[], positional: Positional::Second },
     Command { names: &["echo", "printf"], verb: None, flags: &[], positional: Positional::Echo },
     Command { names: &["convertto-securestring"], verb: None, flags: &[], positional: Positional::PlainText },
+    Command { names: ORACLE, verb: None, flags: &[], positional: Positional::Logon },
     Command {
         names: &["rabbitmqctl"],
         verb: None,

@@ -20,8 +20,10 @@ use super::{cookie, header, placeholder, run};
 
 /// Triggers: an option (` -x`, ` --x`, FreeRDP's ` /p:`), whose command is looked for among the
 /// words before it, and the commands whose password is an argument without an option.
-pub(super) const TRIGGERS: &str =
-    r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|rabbitmqctl|echo |printf |IDENTIFIED BY |identified by ";
+pub(super) const TRIGGERS: &str = concat!(
+    r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|rabbitmqctl|echo |printf |IDENTIFIED BY |identified by ",
+    "|sqlplus |expdp |impdp |sqlldr |rman |dgmgrl ",
+);
 
 /// Most words read on one command line.
 const MAX_WORDS: usize = 64;
@@ -92,6 +94,7 @@ fn read_command(
         }
         Positional::Echo => echo(text, words, line_end, out),
         Positional::PlainText => plain_text(text, words, out),
+        Positional::Logon => logon(text, words, out),
         Positional::AfterVerb(verbs) => {
             let positionals = positionals(text, words);
             let verb = positionals.iter().position(|word| verbs.contains(&&text[word.start..word.end]));
@@ -112,6 +115,29 @@ fn identified_by(text: &str, from: usize, out: &mut Vec<super::Finding>) -> usiz
             value.end
         }
         _ => from,
+    }
+}
+
+/// Oracle's logon in any word, `user/password[@connect]` (also quoted with ` as sysdba`, or the
+/// value of `userid=`): the password. `/ as sysdba` (the system's own account) and `/nolog` carry
+/// none, and neither does a `key=dir/file` path.
+fn logon(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
+    for word in words {
+        let (inner, _) = unquote(text, *word);
+        let written = &text[inner.start..inner.end];
+        let prefix =
+            if written.get(..7).is_some_and(|key| key.eq_ignore_ascii_case("userid=")) { 7 } else { 0 };
+        let Some(slash) = written[prefix..].find('/') else { continue };
+        let user = &written[prefix..prefix + slash];
+        let is_user = user.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'#'));
+        if user.is_empty() || !is_user {
+            continue;
+        }
+        let start = inner.start + prefix + slash + 1;
+        let length = text[start..inner.end].find(['@', ' ']).unwrap_or(inner.end - start);
+        if length > 0 {
+            report(text, Word { start, end: start + length }, Holds::Password, out);
+        }
     }
 }
 

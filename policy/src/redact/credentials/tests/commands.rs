@@ -174,3 +174,18 @@ fn sql_passwords_and_calls_named_for_a_secret() {
     assert_clean("user.check_password(request.POST[\"pw\"])");
     assert_clean("CREATE USER app IDENTIFIED BY $1;");
 }
+
+#[test]
+fn oracle_logons() {
+    assert_secret("sqlplus scott/Xk8mQ2pLz@orcl", "Xk8mQ2pLz");
+    assert_secret("$ sqlplus -s app/Xk8mQ2pLz@//db.example.com:1521/svc @report.sql", "Xk8mQ2pLz");
+    assert_secret("sqlplus \"sys/Xk8mQ2pLz@prod as sysdba\"", "Xk8mQ2pLz");
+    assert_secret("sqlplus sys/Xk8mQ2pLz as sysdba", "Xk8mQ2pLz");
+    assert_secret("expdp system/Xk8mQ2pLz@db schemas=hr directory=dp dumpfile=hr.dmp", "Xk8mQ2pLz");
+    assert_secret("sqlldr userid=scott/Xk8mQ2pLz control=load/emp.ctl", "Xk8mQ2pLz");
+    assert_eq!(redacted("rman target sys/Xk8mQ2pLz@prim auxiliary sys/Rt5nW3@stby"), ["Xk8mQ2pLz", "Rt5nW3"]);
+    assert_clean("sqlplus / as sysdba");
+    assert_clean("sqlplus /nolog");
+    assert_clean("sqlplus -s @scripts/report.sql");
+    assert_clean("sqlldr control=load/emp.ctl log=logs/emp.log");
+}
