@@ -15,7 +15,7 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{apart, call, csv, device, header, html, prose, run};
+use super::{apart, call, cli, csv, device, header, html, prose, run};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -64,6 +64,7 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     let in_prose = !assigned && prose::may_follow(text, name_start, name_end);
     if !assigned
         && let Some(resume) = device::after_name(text, name_start, name_end, out)
+            .or_else(|| cli::redis_prompt(text, name_start, name_end, out))
             .or_else(|| apart::label_cell(text, name_start, name_end, out))
     {
         return resume;

@@ -9,13 +9,14 @@
 //! `basic`, and the words for a password of other languages), the word for a password in the
 //! languages the key words leave out (`пароль`, `パスワード`…), command-line options (` -p`,
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
-//! of one-time codes, and what source code and device configurations write around a secret
-//! (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `). Each set is kept small: a literal set the regex prefilter scans fast costs about a microsecond per
-//! 8 KB, where one set of all of them cost fourteen.
-//! Ordinary prose matches a trigger only now and then, and a key word with no separator after its
-//! name is dropped after a few byte reads, so text without credentials costs about three prefilter
-//! scans. Each trigger is handed to the recognizer that owns it, which reads
-//! the exact shape by hand and reports:
+//! of one-time codes, and what source code, device configurations and Wi-Fi QR codes write
+//! around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `, `WIFI:`).
+//! Each set is kept small: a literal set the regex prefilter scans fast costs about a
+//! microsecond per 8 KB, where one set of all of them cost fourteen. Ordinary prose matches a
+//! trigger only now and then, and a key word with no separator after its name is dropped after a
+//! few byte reads, so text without credentials costs about one prefilter scan per set. Each
+//! trigger is handed to the recognizer that owns it, which reads the exact shape by hand and
+//! reports:
 //! - a *valid* finding over the secret value only (the password, not `password=`), or
 //! - a *look-alike* over a span that has a credential's shape but is not a live secret (a
 //!   vendor's documented example key, a GitHub token whose checksum fails, a masked value, a
@@ -51,6 +52,7 @@ mod shape;
 mod url;
 mod value;
 mod vendors;
+mod wifi;
 
 #[cfg(test)]
 mod tests;
@@ -159,7 +161,7 @@ static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expec
 static COMMANDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
 static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("{}|{}|{}", call::TRIGGERS, device::TRIGGERS, dsn::TRIGGERS))
+    Regex::new(&format!("{}|{}|{}|{}", call::TRIGGERS, device::TRIGGERS, dsn::TRIGGERS, wifi::TRIGGERS))
         .expect("source triggers are valid")
 });
 
@@ -194,6 +196,7 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                     CODE_SET => otp::at_name(text, start, end, out),
                     _ if &text[start..end] == device::TRIGGERS => device::at_trigger(text, start, end, out),
                     _ if text[start..].starts_with('@') => dsn::at_protocol(text, start, end, out),
+                    _ if &text[start..end] == wifi::TRIGGERS => wifi::at_scheme(text, start, end, out),
                     _ => call::at_trigger(text, start, end, out),
                 };
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));

@@ -76,6 +76,8 @@ pub(super) enum Positional {
     /// Oracle's logon `user/password[@connect]`, a positional word or `userid=`'s value:
     /// `sqlplus scott/…@orcl`, `rman target sys/…@db`, `sqlldr userid=scott/…`.
     Logon,
+    /// The arguments of Redis' `AUTH` command: `redis-cli -h cache AUTH [user] password`.
+    RedisAuth,
 }
 
 pub(super) struct Command {
@@ -177,7 +179,12 @@ const COMMANDS: &[Command] = &[
     command(HTTPIE, &[user("-a", b':'), user("--auth", b':')]),
     command(SYSINTERNALS, &[next("-p")]),
     command(&["sshpass"], &[next("-p")]),
-    command(&["redis-cli"], &[next("-a"), next("--pass")]),
+    Command {
+        names: &["redis-cli"],
+        verb: None,
+        flags: &[next("-a"), next("--pass")],
+        positional: Positional::RedisAuth,
+    },
     command(SAMBA, &[user("-U", b'%'), user("--user", b'%')]),
     Command {
         names: REGISTRY_LOGIN,

@@ -13,8 +13,11 @@
 //! left alone.
 
 mod commands;
+mod positional;
 
-use commands::{Command, Flag, Holds, PASSWORD_OPTIONS, Positional, Reads, STDIN_OPTIONS, lookup, variants};
+pub(super) use positional::at_prompt as redis_prompt;
+
+use commands::{Command, Flag, Holds, PASSWORD_OPTIONS, Reads, lookup, variants};
 
 use super::{cookie, header, placeholder, run};
 
@@ -83,26 +86,7 @@ fn read_command(
             }
         }
     }
-    match command.positional {
-        Positional::None => {}
-        Positional::Htpasswd => htpasswd(text, words, out),
-        Positional::Net => net(text, words, out),
-        Positional::Second => {
-            if let Some(&word) = positionals(text, words).get(1) {
-                report(text, word, Holds::Password, out);
-            }
-        }
-        Positional::Echo => echo(text, words, line_end, out),
-        Positional::PlainText => plain_text(text, words, out),
-        Positional::Logon => logon(text, words, out),
-        Positional::AfterVerb(verbs) => {
-            let positionals = positionals(text, words);
-            let verb = positionals.iter().position(|word| verbs.contains(&&text[word.start..word.end]));
-            if let Some(&word) = verb.and_then(|verb| positionals.get(verb + 2)) {
-                report(text, word, Holds::Password, out);
-            }
-        }
-    }
+    positional::read(text, command.positional, words, line_end, out);
 }
 
 /// SQL's `CREATE USER … IDENTIFIED BY 'password'` (MySQL, Oracle, Snowflake…): the word after
@@ -115,29 +99,6 @@ fn identified_by(text: &str, from: usize, out: &mut Vec<super::Finding>) -> usiz
             value.end
         }
         _ => from,
-    }
-}
-
-/// Oracle's logon in any word, `user/password[@connect]` (also quoted with ` as sysdba`, or the
-/// value of `userid=`): the password. `/ as sysdba` (the system's own account) and `/nolog` carry
-/// none, and neither does a `key=dir/file` path.
-fn logon(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
-    for word in words {
-        let (inner, _) = unquote(text, *word);
-        let written = &text[inner.start..inner.end];
-        let prefix =
-            if written.get(..7).is_some_and(|key| key.eq_ignore_ascii_case("userid=")) { 7 } else { 0 };
-        let Some(slash) = written[prefix..].find('/') else { continue };
-        let user = &written[prefix..prefix + slash];
-        let is_user = user.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'#'));
-        if user.is_empty() || !is_user {
-            continue;
-        }
-        let start = inner.start + prefix + slash + 1;
-        let length = text[start..inner.end].find(['@', ' ']).unwrap_or(inner.end - start);
-        if length > 0 {
-            report(text, Word { start, end: start + length }, Holds::Password, out);
-        }
     }
 }
 
@@ -161,23 +122,6 @@ fn password_option(text: &str, at: usize, out: &mut Vec<super::Finding>) -> Opti
     }
     report(text, *value, Holds::Password, out);
     Some(value.end)
-}
-
-/// `ConvertTo-SecureString 'password' -AsPlainText -Force`: the first positional argument (or the
-/// one after `-String`), when `-AsPlainText` says it is the password itself.
-fn plain_text(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
-    let written = |word: &Word| &text[word.start..word.end];
-    if !words.iter().any(|word| written(word).eq_ignore_ascii_case("-asplaintext")) {
-        return;
-    }
-    let after_string = words.iter().position(|word| written(word).eq_ignore_ascii_case("-string"));
-    let value = match after_string {
-        Some(index) => words.get(index + 1).copied(),
-        None => positionals(text, words).first().copied(),
-    };
-    if let Some(value) = value {
-        report(text, value, Holds::Password, out);
-    }
 }
 
 /// The command named by the word at `start` (a trigger naming one), and the word's end.
@@ -363,83 +307,4 @@ fn is_variable(value: &str) -> bool {
         rest.starts_with(['{', '('])
             || rest.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
     })
-}
-
-/// The words that are neither options nor an option's value.
-fn positionals(text: &str, words: &[Word]) -> Vec<Word> {
-    words.iter().copied().filter(|word| !text[word.start..word.end].starts_with(['-', '/'])).collect()
-}
-
-/// `htpasswd -b[…] file user password` or `-nb user password`: batch mode takes the password
-/// from the command line.
-fn htpasswd(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
-    let cluster = words.iter().map(|word| &text[word.start..word.end]).find(|word| {
-        word.len() > 1 && word.starts_with('-') && !word.starts_with("--") && word.contains('b')
-    });
-    let Some(cluster) = cluster else { return };
-    let index = if cluster.contains('n') { 1 } else { 2 };
-    let mut positionals = Vec::new();
-    let mut skip = false;
-    for word in words {
-        let written = &text[word.start..word.end];
-        if skip {
-            skip = false;
-        } else if matches!(written, "-C" | "-r") {
-            skip = true; // bcrypt cost or SHA rounds
-        } else if !written.starts_with('-') {
-            positionals.push(*word);
-        }
-    }
-    if let Some(&word) = positionals.get(index) {
-        report(text, word, Holds::Password, out);
-    }
-}
-
-/// `net use [X: | *] \\host\share password …` and `net user name password …`; `*` prompts.
-fn net(text: &str, words: &[Word], out: &mut Vec<super::Finding>) {
-    let positionals = positionals(text, words);
-    let written = |word: &Word| &text[word.start..word.end];
-    let password = match positionals.first().map(written) {
-        Some("use") => {
-            let share = positionals.iter().position(|word| written(word).starts_with("\\\\"));
-            share.and_then(|share| positionals.get(share + 1))
-        }
-        Some("user") => positionals.get(2),
-        _ => None,
-    };
-    if let Some(&word) = password.filter(|word| written(word) != "*") {
-        report(text, word, Holds::Password, out);
-    }
-}
-
-/// `echo password | sudo -S …`: the echoed word, when the command it is piped into reads a
-/// password on standard input (`sudo -S`, `--password-stdin`, `passwd --stdin`, `chpasswd`
-/// with `user:password`, `kinit`, OpenSSL's `-passin stdin`).
-fn echo(text: &str, words: &[Word], line_end: usize, out: &mut Vec<super::Finding>) {
-    let bytes = text.as_bytes();
-    if bytes.get(line_end) != Some(&b'|') || bytes.get(line_end + 1) == Some(&b'|') {
-        return;
-    }
-    let echoed: Vec<Word> = words
-        .iter()
-        .copied()
-        .filter(|word| !matches!(&text[word.start..word.end], "-n" | "-e" | "-ne" | "-en"))
-        .collect();
-    let [value] = echoed.as_slice() else { return };
-    if text[..value.start].trim_end().ends_with("printf") && text[value.start..value.end].contains('%') {
-        return; // a format: the password is another argument
-    }
-    let (consumer, _) = command_words(text, line_end + 1);
-    let written: Vec<&str> = consumer.iter().map(|word| &text[word.start..word.end]).collect();
-    let command = written.iter().copied().find(|word| *word != "sudo" && !word.starts_with('-'));
-    let holds = match command {
-        _ if written.first() == Some(&"sudo") && written.iter().any(|w| matches!(*w, "-S" | "--stdin")) => {
-            Holds::Password
-        }
-        Some("chpasswd") => Holds::UserThen(b':'),
-        Some("kinit") => Holds::Password,
-        _ if written.iter().any(|word| STDIN_OPTIONS.contains(word)) => Holds::Password,
-        _ => return,
-    };
-    report(text, *value, holds, out);
 }

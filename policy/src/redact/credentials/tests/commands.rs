@@ -189,3 +189,14 @@ fn oracle_logons() {
     assert_clean("sqlplus -s @scripts/report.sql");
     assert_clean("sqlldr control=load/emp.ctl log=logs/emp.log");
 }
+
+#[test]
+fn redis_auth_at_the_prompt_and_on_the_command_line() {
+    assert_secret("127.0.0.1:6379> AUTH Xk8mQ2pLz", "Xk8mQ2pLz");
+    assert_secret("cache.internal:6379> auth default Xk8mQ2pLz\nOK", "Xk8mQ2pLz");
+    assert_secret("redis> AUTH Xk8mQ2pLz", "Xk8mQ2pLz");
+    assert_secret("redis-cli -h cache -p 6379 AUTH app Xk8mQ2pLz", "Xk8mQ2pLz");
+    assert_clean("127.0.0.1:6379> AUTH");
+    assert_clean("See the AUTH command in the manual.");
+    assert_clean("redis-cli -h cache PING");
+}

@@ -91,3 +91,13 @@ fn a_go_mysql_dsn() {
     assert_clean("sql.Open(\"mysql\", \"root@tcp(db)/test\")");
     assert_clean("dsn: user:password@tcp(localhost:3306)/dbname");
 }
+
+#[test]
+fn a_wifi_qr_codes_password() {
+    assert_secret("WIFI:T:WPA;S:CorpGuest;P:Xk9mQ2vL7pz;;", "Xk9mQ2vL7pz");
+    assert_secret("WIFI:S:Corp\\;Guest;P:Xk9\\;mQ2vL7pz;T:WPA;H:false;;", "Xk9\\;mQ2vL7pz");
+    assert_secret("<img alt=\"WIFI:T:WPA;P:Xk9mQ2vL7pz;S:Lab;;\">", "Xk9mQ2vL7pz");
+    assert_clean("WIFI:T:nopass;S:CorpGuest;;");
+    assert_clean("WIFI:T:WPA;S:CorpGuest;P:;;");
+    assert_clean("SHOW_WIFI: true");
+}
