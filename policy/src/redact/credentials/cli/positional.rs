@@ -8,6 +8,9 @@ use super::super::Finding;
 use super::commands::{Holds, Positional, STDIN_OPTIONS};
 use super::{Word, command_words, report, unquote};
 
+/// Longest `redis-cli` prompt before `> `, in bytes (`redis.internal.example.com:6379`).
+const MAX_PROMPT: usize = 64;
+
 /// Reports the password `positional` says a command line's `words` hold.
 pub(super) fn read(
     text: &str,
@@ -56,12 +59,18 @@ pub(in super::super) fn at_prompt(
     if !text[name_start..name_end].eq_ignore_ascii_case("auth") || !text[name_end..].starts_with(' ') {
         return None;
     }
-    let line_start = text[..name_start].rfind('\n').map_or(0, |index| index + 1);
+    // A prompt is short: looking further back would read a long line again for each `AUTH`.
+    let window = super::super::char_boundary(text, name_start.saturating_sub(MAX_PROMPT + 2));
+    let line_start = match text[window..name_start].rfind('\n') {
+        Some(offset) => window + offset + 1,
+        None if window == 0 => 0,
+        None => return None,
+    };
     let prompt = text[line_start..name_start].strip_suffix("> ")?;
     let port = prompt.rsplit_once(':').map(|(_, port)| port);
     let is_prompt = prompt.ends_with("redis")
         || port.is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()));
-    if !is_prompt || prompt.len() > 64 {
+    if !is_prompt {
         return None;
     }
     let (words, line_end) = command_words(text, name_end);
