@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 88] = [
+const FRAGMENTS: [&str; 96] = [
     "mysql ",
     " -p",
     " -u ",
@@ -86,6 +86,14 @@ const FRAGMENTS: [&str; 88] = [
     "пароль: ",
     "パスワード：",
     "DE89 3704 ",
+    "DE89.3704.0044.",
+    "  ",
+    " / ",
+    " - ",
+    "011 44 ",
+    "536.22.",
+    "AB-12-34-",
+    "56-C",
     "+49 30 ",
     "%40",
     "\\u00e9",
