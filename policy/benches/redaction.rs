@@ -106,6 +106,9 @@ fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
         ("at_signs", "x@"),
         ("codes", "code 1 "),
         ("jwk", "{\"kty\":"),
+        ("spaced_slashes", "1 / "),
+        ("exit_prefixes", "011 4"),
+        ("dotted_groups", "DE89.123.45."),
     ] {
         let page = piece.repeat(16 * 1024 / piece.len());
         group.throughput(Throughput::Bytes(page.len() as u64));
