@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 
 use super::metadata::{self, RegionRules};
 
@@ -18,6 +18,9 @@ use super::metadata::{self, RegionRules};
 #[derive(Clone)]
 pub(super) struct Exits {
     patterns: Arc<[Regex]>,
+    /// All of them in one pattern, which turns most candidates down at their first digit: the
+    /// question is asked of every national candidate.
+    any: Option<Regex>,
 }
 
 impl Exits {
@@ -28,7 +31,12 @@ impl Exits {
                 patterns.push(exit.clone());
             }
         }
-        Self { patterns: patterns.into() }
+        // Each pattern compiled alone, so their alternation compiles too; were it ever not to,
+        // each is asked in turn. Built as `metadata` builds each: whitespace in the metadata's
+        // patterns is layout.
+        let sources: Vec<String> = patterns.iter().map(|exit| format!("(?:{})", exit.as_str())).collect();
+        let any = RegexBuilder::new(&sources.join("|")).ignore_whitespace(true).unicode(false).build().ok();
+        Self { patterns: patterns.into(), any }
     }
 
     /// Whether the digits of `text` from `start` on (the first few decide) begin with an exit
@@ -42,7 +50,10 @@ impl Exits {
             count += 1;
         }
         let lead = std::str::from_utf8(&lead[..count]).unwrap_or_default();
-        self.prefix_lengths(lead).next().is_some()
+        match &self.any {
+            Some(any) => any.find(lead).is_some_and(|found| found.end() > 0),
+            None => self.prefix_lengths(lead).next().is_some(),
+        }
     }
 
     /// Whether `span`, whose digits are `digits`, is a valid number after its `+`, `00` or exit
@@ -106,5 +117,17 @@ mod tests {
         assert_eq!(code_group("01144 20 7946", 3), Some(2));
         assert_eq!(code_group("+1", 0), Some(1));
         assert_eq!(code_group("00", 2), None);
+    }
+
+    #[test]
+    fn exit_prefixes_lead() {
+        let regions = super::super::PhoneRegions::default();
+        let exits = &regions.exits;
+        assert!(exits.any.is_some());
+        for (text, leads) in
+            [("011 44", true), ("0011 44", true), ("00 44", true), ("030 1234", false), ("4155", false)]
+        {
+            assert_eq!(exits.leads(text, 0), leads, "{text}");
+        }
     }
 }
