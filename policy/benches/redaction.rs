@@ -92,8 +92,8 @@ fn speed(c: &mut Criterion) {
 
 /// Pages built to make a recognizer read the same text again and again: a table of numbers
 /// collapsed onto one line, a dotted run, a page of `key=` or `@`, one-time-code words, nested
-/// `kty` objects, nested calls, label cells, DSN markers, a long line of device words. Each must
-/// cost about its length, as a typical page does; before the bounds in `card`, `phone` and the
+/// `kty` objects, nested calls, label cells, DSN markers, a long line of device words, numbers
+/// joined by ` / `, exit prefixes, dotted groups. Each must cost about its length, as a typical page does; before the bounds in `card`, `phone` and the
 /// credential walk, the first took seconds per 8 KB, and its time grew with the cube of its
 /// length.
 fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
@@ -111,6 +111,9 @@ fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
         ("cells", "<td>Password</td>"),
         ("dsns", "a:@tcp("),
         ("device_words", "password x "),
+        ("spaced_slashes", "1 / "),
+        ("exit_prefixes", "011 4"),
+        ("dotted_groups", "DE89.123.45."),
     ] {
         let page = piece.repeat(16 * 1024 / piece.len());
         group.throughput(Throughput::Bytes(page.len() as u64));

@@ -1,5 +1,8 @@
 //! IBANs: a known country, exactly that country's length (SWIFT's IBAN registry) and the
-//! ISO 7064 mod-97 check, written in one piece or in groups (spaces or dashes), in either case.
+//! ISO 7064 mod-97 check, written in one piece or in groups, in either case. Groups are joined by
+//! a space, two spaces (text justified or pasted from a PDF), a dash or a dot
+//! (`DE89.3704.0044…`, as some banks' forms print it): the separator only groups, and mod-97
+//! over the characters is what decides, so a looser separator lets no more numbers through.
 //!
 //! A candidate that has an IBAN's shape and its country's length but fails mod-97 is a
 //! look-alike: left whole, so its digits are never re-read as a card or a phone number.
@@ -12,11 +15,17 @@ use super::digits::Group;
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
-/// Country, check digits, then at least 11 more characters, single separators allowed; matched
-/// only at the start of the text it is given.
+/// Country, check digits, then at least 11 more characters, each maybe after a separator (see
+/// [`is_separator`]); matched only at the start of the text it is given.
 static CANDIDATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?i-u)[a-z]{2}[0-9]{2}(?:[ \-]?[a-z0-9]){11,32}").expect("the IBAN pattern is valid")
+    Regex::new(r"^(?i-u)[a-z]{2}[0-9]{2}(?:(?:  |[ .\-])?[a-z0-9]){11,32}")
+        .expect("the IBAN pattern is valid")
 });
+
+/// The bytes that join an IBAN's groups (a double space is two of them).
+fn is_separator(byte: u8) -> bool {
+    matches!(byte, b' ' | b'-' | b'.')
+}
 
 /// Reports every IBAN (and IBAN look-alike) in `text`, whose digit `groups` are listed.
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
@@ -77,7 +86,7 @@ fn recognize(candidate: &str) -> Option<(usize, bool)> {
     let mut taken = 0;
     let mut end = 0;
     for (index, byte) in candidate.bytes().enumerate() {
-        if byte == b' ' || byte == b'-' {
+        if is_separator(byte) {
             continue;
         }
         compact[taken] = byte.to_ascii_uppercase();
@@ -173,9 +182,18 @@ mod tests {
             "GB82 WEST 1234 5698 7654 32",
             "NO9386011117947",
             "FR1420041010050500013M02606",
+            "DE89  3704 0044  0532 0130 00",
+            "DE89  3704  0044  0532  0130  00",
+            "DE89.3704.0044.0532.0130.00",
+            "GB82.WEST.1234.5698.7654.32",
         ] {
             assert_eq!(ibans(iban), vec![(iban, true)], "{iban}");
         }
+        // A sentence's full stop after it is not a separator.
+        assert_eq!(
+            ibans("IBAN DE89.3704.0044.0532.0130.00. Thanks"),
+            vec![("DE89.3704.0044.0532.0130.00", true)]
+        );
         // A greedy candidate is cut back to the country's length.
         assert_eq!(
             ibans("IBAN DE89 3704 0044 0532 0130 00 please"),
@@ -190,5 +208,9 @@ mod tests {
         assert_eq!(ibans("DE8937040044053201300"), vec![], "too short");
         assert_eq!(ibans("ZZ89370400440532013000"), vec![], "unknown country");
         assert_eq!(ibans("DE89370400440532013000123"), vec![], "ends inside a number");
+        // Dotted and double-spaced groups still need mod-97, and no more than two spaces join.
+        assert_eq!(ibans("DE88.3704.0044.0532.0130.00"), vec![("DE88.3704.0044.0532.0130.00", false)]);
+        assert_eq!(ibans("DE89   3704 0044 0532 0130 00"), vec![], "three spaces");
+        assert_eq!(ibans("DE89..3704.0044.0532.0130.00"), vec![], "two dots");
     }
 }

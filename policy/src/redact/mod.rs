@@ -250,6 +250,7 @@ impl Redactor {
                 card::in_run(scan, run, &mut found);
                 ssn::in_run(scan, run, &mut found);
             });
+            ssn::find_dotted(scan, &groups, &mut found);
             national::find_de_tax_id(scan, &groups, &mut found);
             national::find_fr_nir(scan, &groups, &mut found);
             national::find_uk_nino(scan, &groups, &mut found);

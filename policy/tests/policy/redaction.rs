@@ -34,6 +34,12 @@ fn email_entity_encoded() {
 }
 
 #[test]
+fn email_in_quotes_keeps_its_quotes() {
+    assert_redacts("contact 'jane@corp.com' now", "contact '[email 1]' now");
+    assert_redacts("mail o'brien@example.co.uk", "mail [email 1]");
+}
+
+#[test]
 fn email_negative() {
     assert_untouched("user@localhost");
     assert_untouched("@handle and a@ b.com");
@@ -61,11 +67,41 @@ fn phone_negative() {
 }
 
 #[test]
+fn phone_spaced_slash_and_exit_prefix() {
+    assert_redacts("Ruf mich an: 0171 / 123 45 67", "Ruf mich an: [phone 1]");
+    // The whole number dialled from the US goes, not its first groups.
+    assert_redacts("call 011 44 20 7946 0958", "call [phone 1]");
+    assert_redacts("call 011 44 20 7946 0958 ext. 12", "call [phone 1]");
+}
+
+#[test]
+fn numbers_that_stay_numbers() {
+    for text in [
+        "created 1700000000 updated 1700003600",
+        "from 2019 - 2024, on 15 / 01 / 2024",
+        "version 1.2.3.4 on 2024.01.15 costs 12.50 EUR",
+        "order 4711 / 0815, page 12 / 345",
+        "invoice 01144207946095",
+        "OID 1.3.6.1.4.1.311.21.7",
+    ] {
+        assert_untouched(text);
+    }
+}
+
+#[test]
 fn iban_positive() {
     assert_redacts("IBAN DE89370400440532013000.", "IBAN [iban 1].");
     assert_redacts("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [iban 1] please");
     assert_redacts("GB82 WEST 1234 5698 7654 32", "[iban 1]");
     assert_redacts("FR1420041010050500013M02606", "[iban 1]");
+}
+
+#[test]
+fn iban_double_spaced_or_dotted() {
+    assert_redacts("IBAN DE89  3704 0044  0532 0130 00", "IBAN [iban 1]");
+    assert_redacts("IBAN DE89.3704.0044.0532.0130.00", "IBAN [iban 1]");
+    // Mod-97 still decides: a dotted look-alike is left whole.
+    assert_untouched("IBAN DE88.3704.0044.0532.0130.00");
 }
 
 #[test]
@@ -95,6 +131,22 @@ fn card_negative() {
 fn ssn_positive() {
     assert_redacts("SSN 123-45-6789.", "SSN [ssn 1].");
     assert_redacts("SSN 078 05 1121", "SSN [ssn 1]");
+}
+
+#[test]
+fn ssn_dotted() {
+    assert_redacts("SSN 536.22.1234", "SSN [ssn 1]");
+    assert_untouched("SSN 666.22.1234");
+    // Three parts of a longer dotted chain are not an SSN.
+    assert_untouched("build 1.536.22.1234");
+}
+
+#[test]
+fn uk_nino_dashed() {
+    assert_redacts("NINO AB-12-34-56-C", "NINO [uk_nino 1]");
+    // HMRC's example prefix is never allocated: a look-alike, dashed or spaced.
+    assert_untouched("NINO QQ-12-34-56-C");
+    assert_untouched("NINO QQ 12 34 56 C");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 100] = [
+const FRAGMENTS: [&str; 108] = [
     "mysql ",
     " -p",
     " -u ",
@@ -98,6 +98,14 @@ const FRAGMENTS: [&str; 100] = [
     "пароль: ",
     "パスワード：",
     "DE89 3704 ",
+    "DE89.3704.0044.",
+    "  ",
+    " / ",
+    " - ",
+    "011 44 ",
+    "536.22.",
+    "AB-12-34-",
+    "56-C",
     "+49 30 ",
     "%40",
     "\\u00e9",

@@ -51,8 +51,10 @@ fn address_at(text: &str, at: usize) -> Option<(usize, usize)> {
         }
         start = index;
     }
-    // A local part does not start with a dot (sentence punctuation before it).
-    while text[start..at].starts_with(['.', '-', '+']) {
+    // A local part does not start with a dot (sentence punctuation before it), nor with an
+    // apostrophe: one inside a name is the name's (`o'brien@`), one before it opens a quotation
+    // (`'jane@corp.com'`), and taking it would eat a quote that is not the address's.
+    while text[start..at].starts_with(['.', '-', '+', '\'']) {
         start += 1;
     }
     let local = &text[start..at];
@@ -150,6 +152,14 @@ mod tests {
         assert_eq!(emails("a@b.com.2nd try"), ["a@b.com"]);
         assert_eq!(emails("Reach me at ann@example.com: thanks"), ["ann@example.com"]);
         assert_eq!(emails("https://x.example/?to=ann@example.com"), ["ann@example.com"]);
+    }
+
+    #[test]
+    fn quotes_around_an_address_are_not_part_of_it() {
+        assert_eq!(emails("contact 'jane@corp.com' now"), ["jane@corp.com"]);
+        assert_eq!(emails("to='jane@corp.com'"), ["jane@corp.com"]);
+        assert_eq!(emails("'o'brien@example.co.uk'"), ["o'brien@example.co.uk"]);
+        assert_eq!(emails("\"jane@corp.com\""), ["jane@corp.com"]);
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! redacted too. There is no check digit: a number of the NINO shape whose prefix breaks the
 //! rules (`QQ 12 34 56 A`, HMRC's own example) is a look-alike.
 //!
-//! Written `AB123456C`, `AB 12 34 56 C`, or any mix of those spaces. Case: all upper case, or all
+//! Written `AB123456C`, `AB 12 34 56 C`, or any mix of those spaces; or with dashes in the same
+//! places (`AB-12-34-56-C`, as web forms and CSV exports write it), one separator throughout, so
+//! `AB-12 34-56` is not read. Case: all upper case, or all
 //! lower case (people type `ab123456c` in chat); mixed case such as `Ab123456c` reads like a code
 //! identifier and is not matched. The suffix may be missing (older records leave it blank) only in
 //! the upper-case form spaced as on the NINO card, `AB 12 34 56`: two letters and six digits
@@ -29,7 +31,8 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
             continue;
         }
         at = end;
-        if let Some((start, end, prefix)) = shape_at(text, digits_start) {
+        let shape = SEPARATORS.iter().find_map(|&separator| shape_at(text, digits_start, separator));
+        if let Some((start, end, prefix)) = shape {
             out.push(if prefix_allocated(prefix) {
                 Finding::valid(start, end, RedactionKind::UkNino)
             } else {
@@ -40,15 +43,19 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     }
 }
 
-/// The span and prefix of a NINO-shaped value whose digits start at `digits_start`.
-fn shape_at(text: &str, digits_start: usize) -> Option<(usize, usize, [u8; 2])> {
+/// What may stand between a NINO's parts; one of them throughout a number.
+const SEPARATORS: [u8; 2] = [b' ', b'-'];
+
+/// The span and prefix of a NINO-shaped value whose digits start at `digits_start`, its parts
+/// written together or apart by `separator`.
+fn shape_at(text: &str, digits_start: usize, separator: u8) -> Option<(usize, usize, [u8; 2])> {
     let bytes = text.as_bytes();
     let letter = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_alphabetic);
     let (start, prefix_spaced) = if letter(digits_start.checked_sub(2)) && letter(digits_start.checked_sub(1))
     {
         (digits_start - 2, false)
     } else if digits_start >= 3
-        && bytes[digits_start - 1] == b' '
+        && bytes[digits_start - 1] == separator
         && letter(Some(digits_start - 3))
         && letter(Some(digits_start - 2))
     {
@@ -63,16 +70,17 @@ fn shape_at(text: &str, digits_start: usize) -> Option<(usize, usize, [u8; 2])> 
     }
     let digit = |_: usize, byte: u8| byte.is_ascii_digit();
     let (digits_end, digits_spaced) =
-        match read_groups::<6>(bytes, digits_start, &[2, 2, 2], Some(b' '), digit) {
+        match read_groups::<6>(bytes, digits_start, &[2, 2, 2], Some(separator), digit) {
             Some((_, end)) => (end, true),
             None => (read_groups::<6>(bytes, digits_start, &[6], None, digit)?.1, false),
         };
-    let suffix_at = if bytes.get(digits_end) == Some(&b' ') { digits_end + 1 } else { digits_end };
+    let suffix_at = if bytes.get(digits_end) == Some(&separator) { digits_end + 1 } else { digits_end };
     let suffix_ok = |byte: u8| if upper { matches!(byte, b'A'..=b'D') } else { matches!(byte, b'a'..=b'd') };
     if bytes.get(suffix_at).copied().is_some_and(suffix_ok) && standalone(text, start, suffix_at + 1, false) {
         return Some((start, suffix_at + 1, prefix));
     }
-    let card_layout = upper && prefix_spaced && digits_spaced;
+    // The card's own layout is spaced; a dashed number without its suffix is a part number's shape.
+    let card_layout = upper && prefix_spaced && digits_spaced && separator == b' ';
     (card_layout && standalone(text, start, digits_end, true)).then_some((start, digits_end, prefix))
 }
 
@@ -138,7 +146,17 @@ mod tests {
             ("AB123456CD", vec![]),
             ("AB123456C9", vec![]),
             ("AB 12 34 56 78", vec![]),
-            ("AB-12-34-56-C", vec![]),
+            // Dashes in the same places, one separator throughout.
+            ("NINO AB-12-34-56-C", valid("AB-12-34-56-C")),
+            ("ab-12-34-56-c,", valid("ab-12-34-56-c")),
+            ("AB-123456-C", valid("AB-123456-C")),
+            ("QQ-12-34-56-C", look_alike("QQ-12-34-56-C")),
+            ("AB-12-34-56", vec![]),
+            ("AB-12 34 56 C", vec![]),
+            ("AB 12-34-56 C", vec![]),
+            ("AB-12-34-56-E", vec![]),
+            ("AB-12-34-56-C-9", vec![]),
+            ("XAB-12-34-56-C", vec![]),
             ("no digits", vec![]),
             ("a 1 and 22 and 333", vec![]),
         ];

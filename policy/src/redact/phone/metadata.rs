@@ -111,6 +111,9 @@ pub(super) struct RegionRules {
     /// Leading digits (anchored at the start), whole pattern, and whether the trunk prefix must
     /// be written with numbers of this format.
     formats: Vec<(Option<Regex>, Regex, bool)>,
+    /// What callers in the region dial before a country code instead of `+` (`011` in the
+    /// NANP, `00` in most of the world, `0011` in Australia), anchored at the start.
+    pub(super) exit_prefix: Option<Regex>,
 }
 
 impl RegionRules {
@@ -158,6 +161,10 @@ impl RegionRules {
                 (None, None) => None,
             },
             transform: meta.national_prefix_transform_rule().map(str::to_owned),
+            exit_prefix: match meta.international_prefix() {
+                Some(pattern) => Some(anchored(pattern.as_str(), false)?),
+                None => None,
+            },
             general: Pattern::compile(descriptors.general())?,
             types: Types::compile(&types.into_iter().flatten().collect::<Vec<_>>())?,
             formats,
@@ -302,13 +309,20 @@ impl CallingCode {
 /// Whether `digits` (country code first, no `+`) is a valid international number: the code's
 /// main region's parsing rules give the national number, and a region of the code owns it.
 pub(super) fn is_valid_international(digits: &str) -> bool {
-    (1..=3).filter(|&length| digits.len() > length).any(|length| {
-        let Ok(code) = digits[..length].parse::<u16>() else { return false };
-        let code = CallingCode::of(code);
-        let Some(main) = code.main() else { return false };
-        let (national, _) = main.national(&digits[length..]);
-        code.any_owner(&national, |region| region.is_valid(&national))
-    })
+    (1..=3).any(|length| is_valid_with_code(digits, length))
+}
+
+/// Whether `digits` are a valid international number whose country code is their first
+/// `length` digits.
+pub(super) fn is_valid_with_code(digits: &str, length: usize) -> bool {
+    if digits.len() <= length {
+        return false;
+    }
+    let Ok(code) = digits[..length].parse::<u16>() else { return false };
+    let code = CallingCode::of(code);
+    let Some(main) = code.main() else { return false };
+    let (national, _) = main.national(&digits[length..]);
+    code.any_owner(&national, |region| region.is_valid(&national))
 }
 
 /// A metadata pattern as a `regex`, anchored at the start (and at the end when `whole`).

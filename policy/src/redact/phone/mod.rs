@@ -1,9 +1,12 @@
 //! Phone numbers, validated with libphonenumber's metadata (the `phonenumber` crate).
 //!
 //! Candidates are runs of digits joined by the separators people write in phone numbers (space,
-//! `-`, `.`, `/`, parentheses), optionally led by `+` or `00`, with 7 to 15 digits. A candidate is
+//! `-`, `.`, `/`, parentheses, and a `/` or `-` with a space on each side: `0171 / 123 45 67`),
+//! optionally led by `+` or `00`, with 7 to 15 digits. A candidate is
 //! a phone number when libphonenumber calls it valid: with `+`/`00` for whatever country its code
-//! names, otherwise as a national number of one of the configured regions. An extension after it
+//! names, otherwise as a national number of one of the configured regions. A number led by the
+//! exit prefix a caller in one of the regions dials abroad (`011 44 20 7946 0958` from the US,
+//! `0011` from Australia) is read as the international number after it first. An extension after it
 //! (`x123`, `ext. 45`, `#12`) is part of the finding.
 //!
 //! A national number must also be written the way the region writes it: where the region's
@@ -38,10 +41,12 @@ use super::digits::Group;
 use super::finding::{Claims, Finding};
 use super::kind::RedactionKind;
 
+mod abroad;
 mod metadata;
 mod shape;
 
-use shape::{after_identifier_name, extension_length, not_a_phone_shape};
+use abroad::Exits;
+use shape::{SPACED_JOINER, after_identifier_name, extension_length, not_a_phone_shape, spaced_joiner};
 
 /// The regions whose national formats are read when a policy names none: the United States (and
 /// with it every NANP country), the United Kingdom, Germany, France, Spain, Italy, the
@@ -60,6 +65,8 @@ const CONTEXT: usize = 32;
 #[derive(Clone)]
 pub struct PhoneRegions {
     regions: Arc<[Arc<RegionRules>]>,
+    /// The regions' exit prefixes (`011`, `00`, `0011`…).
+    exits: Exits,
 }
 
 impl PartialEq for PhoneRegions {
@@ -109,7 +116,8 @@ impl PhoneRegions {
                 regions.push(metadata::region(id.as_ref()).ok_or_else(unknown)?);
             }
         }
-        Ok(Self { regions: regions.into() })
+        let exits = Exits::of(&regions);
+        Ok(Self { regions: regions.into(), exits })
     }
 
     /// Reports every phone number in `text`, whose digit groups are `digit_groups`.
@@ -165,23 +173,36 @@ impl PhoneRegions {
                     && bytes[start - 1] == b' '
                     && bytes[start - 2] != b')'
                     && !inside_parentheses(&bytes[candidate.start..start]));
+            // Only runs of a phone number's length are worth a look: a long run of numbers (a
+            // table row) is tried in windows, not in every span of it. The longest valid one
+            // wins; the groups after it are tried again.
+            let digits_to = |last: usize| -> usize { groups[first..=last].iter().map(|(a, b)| b - a).sum() };
+            let longest = |reading: Reading| {
+                (first..groups.len())
+                    .rev()
+                    .filter(|&last| (MIN_DIGITS..=MAX_DIGITS + 2).contains(&digits_to(last)))
+                    .filter(|&last| !claims.covers(start, groups[last].1))
+                    .find_map(|last| {
+                        let trimmed = last + 1 < groups.len();
+                        self.valid(text, start, groups[last].1, reading, trimmed).map(|end| (last, end))
+                    })
+            };
             let found = may_start
                 .then(|| {
-                    // An international number is read whole: its country code fixes how the rest
-                    // is read, and a shorter run would be another country's number.
-                    let shortest = if candidate.international { groups.len() - 1 } else { first };
-                    // Only runs of a phone number's length are worth a look: a long run of
-                    // numbers (a table row) is tried in windows, not in every span of it.
-                    let digits_to =
-                        |last: usize| -> usize { groups[first..=last].iter().map(|(a, b)| b - a).sum() };
-                    (shortest.max(first)..groups.len())
-                        .rev()
-                        .filter(|&last| (MIN_DIGITS..=MAX_DIGITS + 2).contains(&digits_to(last)))
-                        .filter(|&last| !claims.covers(start, groups[last].1))
-                        .find_map(|last| {
-                            self.valid(text, start, groups[last].1, first == 0 && candidate.international)
-                                .map(|end| (last, end))
-                        })
+                    if first == 0 && candidate.international {
+                        return longest(Reading::International);
+                    }
+                    // A number dialled from one of the regions to another country
+                    // (`011 44 20 7946 0958` from the US) is also read after its exit prefix,
+                    // and the longer reading wins: the national reading of its first groups
+                    // (`011 4420 7946` is a Delhi number) would leave the rest to the model.
+                    let abroad =
+                        (first == 0 && self.exits.leads(text, start)).then(|| longest(Reading::Abroad));
+                    let national = longest(Reading::National);
+                    match (abroad.flatten(), national) {
+                        (Some(abroad), Some(national)) if national.0 > abroad.0 => Some(national),
+                        (abroad, national) => abroad.or(national),
+                    }
                 })
                 .flatten();
             match found {
@@ -194,8 +215,9 @@ impl PhoneRegions {
         }
     }
 
-    /// The end of the valid number (with any extension) at `start..end`, if it is one.
-    fn valid(&self, text: &str, start: usize, end: usize, international: bool) -> Option<usize> {
+    /// The end of the valid number (with any extension) at `start..end`, read as `reading`
+    /// says, if it is one; `trimmed` when the candidate goes on after `end`.
+    fn valid(&self, text: &str, start: usize, end: usize, reading: Reading, trimmed: bool) -> Option<usize> {
         let span = &text[start..end];
         let count = span.bytes().filter(u8::is_ascii_digit).count();
         if !(MIN_DIGITS..=MAX_DIGITS + 2).contains(&count) || not_a_phone_shape(span) {
@@ -207,32 +229,49 @@ impl PhoneRegions {
         }
         let digits = std::str::from_utf8(&buffer[..count]).unwrap_or_default();
         let grouped = span.bytes().any(|b| !b.is_ascii_digit() && b != b'+');
-        let valid = if international {
-            let digits = digits.strip_prefix("00").filter(|_| !span.starts_with('+')).unwrap_or(digits);
-            metadata::is_valid_international(digits)
-        } else {
-            if digits.len() > MAX_DIGITS || (!grouped && after_identifier_name(text, start)) {
-                return None;
+        // A number in one piece right after an identifier's name is the identifier, however
+        // it could be dialled.
+        if reading != Reading::International && !grouped && after_identifier_name(text, start) {
+            return None;
+        }
+        let valid = match reading {
+            Reading::International | Reading::Abroad => self.exits.valid(span, digits, trimmed),
+            Reading::National => {
+                digits.len() <= MAX_DIGITS
+                    && self.regions.iter().any(|region| region.accepts_national(digits))
             }
-            self.regions.iter().any(|region| region.accepts_national(digits))
         };
         valid.then(|| end + extension_length(&text[end..]))
     }
 }
 
+/// How a candidate's digits are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// As a national number of one of the regions.
+    National,
+    /// After `+` or `00`: the country code comes first.
+    International,
+    /// After the exit prefix a caller in one of the regions dials (`011` from the US): the
+    /// country code follows it.
+    Abroad,
+}
+
 /// The end of the digit groups from `groups[first]` on that are one or two separator bytes
-/// apart, and how many digits they hold: at least what any candidate among them can hold. The
-/// walk stops once they hold a phone number's fewest digits (the end is then not needed), so a
-/// page-long chain (`1.1.1.…`) is not walked again from each of its groups.
+/// apart (or a spaced ` / ` or ` - `), and how many digits they hold: at least what any
+/// candidate among them can hold. The walk stops once they hold a phone number's fewest digits
+/// (the end is then not needed), so a page-long chain (`1.1.1.…`) is not walked again from each
+/// of its groups.
 fn chain(bytes: &[u8], groups: &[Group], first: usize) -> (usize, usize) {
     let mut last = first;
     let mut digits = groups[first].len();
     while digits < MIN_DIGITS
         && let Some(next) = groups.get(last + 1)
-        && next.start - groups[last].end <= 2
-        && bytes[groups[last].end..next.start]
-            .iter()
-            .all(|b| matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')'))
+        && ((next.start - groups[last].end <= 2
+            && bytes[groups[last].end..next.start]
+                .iter()
+                .all(|b| matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')')))
+            || spaced_joiner(&bytes[groups[last].end..]).is_some())
     {
         last += 1;
         digits += next.len();
@@ -288,9 +327,13 @@ fn candidate_at(text: &str, index: usize, groups: &mut Vec<(usize, usize)>) -> O
         if groups.len() == MAX_GROUPS {
             break;
         }
-        // One separator, or `) `, ` (`, `)-`: never two of the same.
+        // One separator, or `) `, ` (`, `)-`: never two of the same; or a spaced ` / ` or ` - `.
         let mut next = position;
         let mut taken = 0;
+        if spaced_joiner(&bytes[position..]).is_some() {
+            next += SPACED_JOINER;
+            taken = 2;
+        }
         while next < bytes.len()
             && taken < 2
             && matches!(bytes[next], b' ' | b'-' | b'.' | b'/' | b'(' | b')')
@@ -363,6 +406,14 @@ mod tests {
             ("phone: +81-3-1486-1474)", "+81-3-1486-1474"),
             ("+1-303-432-8410-x5127 ok", "+1-303-432-8410-x5127"),
             ("Jane (030 1234567)", "(030 1234567"),
+            // A spaced `/` or `-` after the area code.
+            ("Ruf mich an: 0171 / 123 45 67", "0171 / 123 45 67"),
+            ("Tel. 030 - 1234567", "030 - 1234567"),
+            // Dialled from the US (`011`) or Australia (`0011`) to London.
+            ("call 011 44 20 7946 0958", "011 44 20 7946 0958"),
+            ("call 0011 44 20 7946 0958", "0011 44 20 7946 0958"),
+            // A Delhi number starts with 011 too; it is still read as one.
+            ("Delhi 011 2345 6789", "011 2345 6789"),
         ] {
             assert_eq!(phones(text), vec![phone], "{text}");
         }
@@ -386,9 +437,43 @@ mod tests {
             "el 2025-07-20 (98 cuentas)",
             "host 10.120.30.40",
             "Stand 2024 (3865 Konten)",
+            "from 2019 - 2024",
+            "am 15 / 01 / 2024 um",
+            "Seite 12 / 345 67",
+            "created 1700000000 updated 1700003600",
+            "1700000000 / 1700003600",
+            "order 01144207946095",
         ] {
             assert_eq!(phones(text), Vec::<&str>::new(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_stray_number_after_one_dialled_abroad() {
+        // The country code written as its own group: the number is read without the stray group.
+        for (text, phone) in [
+            ("call +44 20 7946 0958 12", "+44 20 7946 0958"),
+            ("call 0044 20 7946 0958 12", "0044 20 7946 0958"),
+            ("call 011 44 20 7946 0958 12", "011 44 20 7946 0958"),
+        ] {
+            assert_eq!(phones(text), vec![phone], "{text}");
+        }
+        // Otherwise only the whole run is read: `+290 8434` is not what was written.
+        assert_eq!(phones("+29 0 84 34 27"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn exit_prefixes_are_the_regions_own() {
+        let find = |regions: &[&str], text: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            let groups = crate::redact::digits::groups(text);
+            let regions = PhoneRegions::parse(regions.iter().copied()).unwrap_or_else(|e| panic!("{e}"));
+            regions.find(text, &groups, &Claims::new(&[]), &mut out);
+            out.iter().map(|f| text[f.start..f.end].to_owned()).collect()
+        };
+        assert_eq!(find(&["US"], "call 011 44 20 7946 0958"), ["011 44 20 7946 0958"]);
+        // Germany dials 00: `011…` is not an exit prefix there.
+        assert_eq!(find(&["DE"], "call 011 44 20 7946 0958"), Vec::<String>::new());
     }
 
     #[test]

@@ -22,9 +22,10 @@ pub(super) fn not_a_phone_shape(span: &str) -> bool {
     }
     let bytes = span.as_bytes();
     let plain = bytes.iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.' | b'/' | b' '));
-    let mut separators = bytes.iter().filter(|b| matches!(b, b'-' | b'.' | b'/' | b' '));
-    let first = separators.next().copied();
-    if !plain || separators.any(|&b| Some(b) != first) {
+    // In a plain span every group but the last has its joiner (` - ` counts as `-`).
+    let joiners = &groups.joiners[..groups.count.saturating_sub(1)];
+    let first = joiners.first().copied();
+    if !plain || joiners.iter().any(|&b| Some(b) != first) {
         return false;
     }
     let lengths = &groups.lengths[..groups.count];
@@ -74,8 +75,11 @@ impl Groups {
             let digits = &span[start..index];
             let slot = groups.count;
             groups.lengths[slot] = digits.len();
-            groups.joiners[slot] =
-                if bytes.get(index + 1).is_some_and(u8::is_ascii_digit) { bytes[index] } else { 0 };
+            groups.joiners[slot] = match spaced_joiner(&bytes[index..]) {
+                Some(joiner) => joiner,
+                None if bytes.get(index + 1).is_some_and(u8::is_ascii_digit) => bytes[index],
+                None => 0,
+            };
             groups.year_like[slot] =
                 digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20"));
             groups.day_like[slot] =
@@ -95,6 +99,20 @@ impl Groups {
                 && ((self.year_like[i] && self.day_like[i + 1] && self.day_like[i + 2])
                     || (self.day_like[i] && self.day_like[i + 1] && self.year_like[i + 2]))
         })
+    }
+}
+
+/// How many bytes a spaced joiner takes.
+pub(super) const SPACED_JOINER: usize = 3;
+
+/// The `/` or `-` of a spaced joiner at the start of `after`, followed by a digit: ` / ` after
+/// the area code is how German numbers were long written (`0171 / 123 45 67`), and ` - ` is
+/// common in signatures. Dates and year ranges written that way (`2019 - 2024`, `15 / 01 / 2024`)
+/// are read with that joiner and refused like their unspaced forms.
+pub(super) fn spaced_joiner(after: &[u8]) -> Option<u8> {
+    match after {
+        [b' ', joiner @ (b'/' | b'-'), b' ', digit, ..] if digit.is_ascii_digit() => Some(*joiner),
+        _ => None,
     }
 }
 
