@@ -3,14 +3,15 @@
 //! DB password is …", "Passwort …"), in the columns of a CSV table, or whole JSON strings under
 //! a secret-named key ([`secret_under_key`]).
 //!
-//! Seven literal regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
+//! Eight regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
 //! `ghp_` or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`), more vendor prefixes (`sk-`,
 //! `dckr_pat_`, `hvs.`…), key words (`pass`, `pw`, `secret`, `token`, `key`, `auth`, `bearer`,
 //! `basic`, and the words for a password of other languages), the word for a password in the
 //! languages the key words leave out (`пароль`, `パスワード`…), command-line options (` -p`,
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
 //! of one-time codes, and what source code, device configurations and Wi-Fi QR codes write
-//! around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `, `WIFI:`).
+//! around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `, `WIFI:`),
+//! and the whole shapes of tokens whose prefix is too short to say "token" alone (`messaging`).
 //! Each set is kept small: a literal set the regex prefilter scans fast costs about a
 //! microsecond per 8 KB, where one set of all of them cost fourteen. Ordinary prose matches a
 //! trigger only now and then, and a key word with no separator after its name is dropped after a
@@ -144,6 +145,7 @@ const WORD_SET: usize = 3;
 const COMMAND_SET: usize = 4;
 const CODE_SET: usize = 5;
 const SOURCE_SET: usize = 6;
+const MESSAGING_SET: usize = 7;
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -153,21 +155,24 @@ static KEYWORDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(KEYWORD_TRIGGERS).expect("keyword triggers are valid"));
 static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(WORD_TRIGGERS).expect("word triggers are valid"));
 static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
-    let triggers =
-        format!("{TOKEN_TRIGGERS}|{}|{}|{}", hash::TRIGGERS, messaging::TRIGGERS, vendors::MAILGUN_TRIGGER);
+    let triggers = format!("{TOKEN_TRIGGERS}|{}", hash::TRIGGERS);
     Regex::new(&triggers).expect("token triggers are valid")
+});
+static MESSAGING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!("{}|{}", messaging::TRIGGERS, vendors::MAILGUN_TRIGGER))
+        .expect("messaging triggers are valid")
 });
 static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expect("code triggers are valid"));
 static COMMANDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
 static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("{}|{}|{}|{}", call::TRIGGERS, device::TRIGGERS, dsn::TRIGGERS, wifi::TRIGGERS))
-        .expect("source triggers are valid")
+    let sources = [call::TRIGGERS, device::TRIGGERS, dsn::TRIGGERS, wifi::TRIGGERS, cli::LOGON_TRIGGERS];
+    Regex::new(&sources.join("|")).expect("source triggers are valid")
 });
 
 /// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES, &*SOURCES];
+    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES, &*SOURCES, &*MESSAGING];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
     // The end of the last secret reported: the key words inside it are part of it, and reading
@@ -187,16 +192,22 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         };
         let (start, end) = (found.start(), found.end());
         match set {
-            // Command lines, one-time codes and calls are read on their own: a recognizer of the other
-            // sets that read past one of their triggers (`passcode` as a key word, a token given
-            // as a password) does not hide it, and they hide nothing from the others.
-            COMMAND_SET | CODE_SET | SOURCE_SET => {
+            // Command lines, one-time codes, source code and messaging tokens are read on their
+            // own: a recognizer of the other sets that read past one of their triggers
+            // (`passcode` as a key word, a token given as a password) does not hide it, and they
+            // hide nothing from the others.
+            COMMAND_SET | CODE_SET | SOURCE_SET | MESSAGING_SET => {
                 let resume = match set {
                     COMMAND_SET => cli::at_trigger(text, start, end, out),
                     CODE_SET => otp::at_name(text, start, end, out),
+                    MESSAGING_SET if text[start..end].starts_with("key-") => {
+                        vendors::at_prefix(text, start, end, out)
+                    }
+                    MESSAGING_SET => messaging::at_shape(text, start, out),
                     _ if &text[start..end] == device::TRIGGERS => device::at_trigger(text, start, end, out),
                     _ if text[start..].starts_with('@') => dsn::at_protocol(text, start, end, out),
                     _ if &text[start..end] == wifi::TRIGGERS => wifi::at_scheme(text, start, end, out),
+                    _ if text[start..end].ends_with(' ') => cli::at_trigger(text, start, end, out),
                     _ => call::at_trigger(text, start, end, out),
                 };
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
@@ -223,8 +234,6 @@ fn at_token(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
         pem::at_base64_begin(text, start, out)
     } else if hash::is_trigger(trigger) {
         hash::at_prefix(text, start, end, out)
-    } else if messaging::is_trigger(trigger) {
-        messaging::at_prefix(text, start, end, out)
     } else {
         vendors::at_prefix(text, start, end, out)
     }

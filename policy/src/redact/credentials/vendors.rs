@@ -58,10 +58,9 @@ const STRIPE_DOC_KEYS: [&str; 4] = [
 /// Mailgun's key printed in its public documentation (and copied into many samples since).
 const MAILGUN_DOC_KEY: &str = concat!("key-", "3ax6xnjp29jd6fds4gc373sgvjxteol0");
 
-/// The trigger of Mailgun's keys (a part of the token set): the whole key's shape, not only its
-/// prefix. `key` is a key word, and a trigger of the token set at the same place hides it from
-/// its recognizer when no token follows (`key-file = …`); a key word inside a value already
-/// reported is skipped, which would hide a Mailgun key there (`the credential key-…`).
+/// The trigger of Mailgun's keys (read with the messaging set, on its own): the whole key's
+/// shape, not only its prefix. `key` is a key word, and a `key-` trigger in a set read with the
+/// key words would hide it from its recognizer when no token follows (`key-file = …`).
 pub(super) const MAILGUN_TRIGGER: &str = r"key-[0-9a-z]{32}(?-u:\b)";
 
 /// Handles a vendor prefix at `start..end`; returns where scanning resumes.
