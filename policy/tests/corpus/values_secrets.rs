@@ -1,4 +1,4 @@
-//! Credentials that must be redacted, in 22 forms.
+//! Credentials that must be redacted, in the forms issuers publish and people write them.
 //!
 //! Each form follows its issuer's published format: PEM private keys (see `values_pem`), JWTs
 //! whose header is JSON with `alg`, AWS access key ids (`AKIA`/`ASIA` + 16 base32) with their
@@ -9,7 +9,9 @@
 //! key is context, the planted value is the secret alone), passwords on command lines, one-time
 //! codes, the private member of a JSON Web Key, and tokens of registries, secret stores,
 //! observability and AI vendors, Telegram and Discord bots, Twilio, Meta's Graph API, Mailgun,
-//! Brevo and Figma.
+//! Brevo and Figma, string literals passed as passwords in source code and Go DSNs, network
+//! devices' configuration lines, and passwords set apart by markup, a line break or a Wi-Fi QR
+//! code.
 
 use policy::RedactionKind;
 
@@ -93,7 +95,7 @@ pub fn github_token(rng: &mut Rng) -> String {
 
 /// One to two credential values (an AWS key id travels with its secret).
 pub fn credential(rng: &mut Rng) -> Vec<Planted> {
-    let one = match rng.below(28) {
+    let one = match rng.below(31) {
         24 => command_line(rng),
         25 => one_time_code(rng),
         26 => {
@@ -103,6 +105,9 @@ pub fn credential(rng: &mut Rng) -> Vec<Planted> {
                 .around(format!(r#"{{"kty":"EC","crv":"P-256","x":"{x}","y":"{y}","d":""#), r#""}"#)
         }
         27 => vendor_token(rng),
+        28 => source_code(rng),
+        29 => device_line(rng),
+        30 => set_apart(rng),
         0..=2 => super::values_pem::private_key(rng),
         3 | 4 => secret(jwt(rng), "jwt").key(*rng.pick(&["access_token", "id_token", "token"])),
         5 | 6 => {
@@ -238,6 +243,43 @@ fn command_line(rng: &mut Rng) -> Planted {
         ("az keyvault secret set --vault-name kv --name db --value '", "'"),
     ]);
     secret(password(rng), "command line").key("command").around(before, after)
+}
+
+/// A password in source code: a string literal where a call or a pair puts one, or a Go DSN.
+fn source_code(rng: &mut Rng) -> Planted {
+    let (before, after) = *rng.pick(&[
+        ("server.login(\"ops@example.com\", \"", "\")"),
+        ("var credential = new NetworkCredential(\"svc\", \"", "\", \"CORP\");"),
+        ("define('DB_PASSWORD', '", "');"),
+        ("r = requests.get(url, auth=(\"svc\", \"", "\"))"),
+        ("conn = DriverManager.getConnection(url, \"app\", \"", "\");"),
+        ("req.SetBasicAuth(\"svc\", \"", "\")"),
+        ("dsn := \"app:", "@tcp(db:3306)/shop\""),
+    ]);
+    secret(password(rng), "source code").key("code").around(before, after)
+}
+
+/// A password in a network device's configuration line.
+fn device_line(rng: &mut Rng) -> Planted {
+    let (before, after) = *rng.pick(&[
+        ("enable secret 0 ", ""),
+        ("username admin privilege 15 password 0 ", ""),
+        ("snmp-server community ", " RO"),
+        ("tacacs-server host 10.1.1.1 key ", ""),
+        ("dot11 ssid corp\n wpa-psk ascii 0 ", ""),
+    ]);
+    secret(password(rng), "device configuration").key("config").around(before, after)
+}
+
+/// A password set apart from its name by markup or a line break, or in a Wi-Fi QR code.
+fn set_apart(rng: &mut Rng) -> Planted {
+    let (before, after) = *rng.pick(&[
+        ("<tr><th>Password</th><td>", "</td></tr>"),
+        ("Password: <code>", "</code>"),
+        ("Your new password:\n  ", "\n"),
+        ("WIFI:T:WPA;S:Office;P:", ";;"),
+    ]);
+    secret(password(rng), "set apart").key("layout").around(before, after)
 }
 
 /// A one-time code as a text message or a log writes it: six digits that are no filler run.

@@ -80,40 +80,68 @@ pub(super) fn in_tags(text: &str, at: usize) -> Option<Value> {
     if tags == 0 || index >= stop {
         return None;
     }
-    token(text, index, |b| b == b'<')
+    token(text, index, |index| bytes[index] == b'<')
 }
 
 /// The value alone on the line after a label that ends its line (`Password:` + `  …`), `at`
-/// being the line break. `None` when that line is not one token, or holds a name of its own
-/// (YAML's nested `value: …`), a list item, a comment or markup.
+/// being the line break, written or escaped as JSON text writes it (`\n`). `None` when that line
+/// is not one token, or holds a name of its own (YAML's nested `value: …`), a list item, a
+/// comment or markup.
 pub(super) fn next_line(text: &str, at: usize) -> Option<Value> {
     let bytes = text.as_bytes();
-    let line = match bytes.get(at..at + 2) {
-        Some([b'\r', b'\n']) => at + 2,
-        _ if matches!(bytes.get(at), Some(b'\n' | b'\r')) => at + 1,
-        _ => return None,
-    };
+    let line = at + line_break(bytes, at)?;
     let start = run(bytes, line, 32, |b| b == b' ' || b == b'\t');
-    if matches!(bytes.get(start), None | Some(b'-' | b'#' | b'<' | b'{' | b'[' | b'\r' | b'\n')) {
+    if matches!(bytes.get(start), None | Some(b'-' | b'#' | b'<' | b'{' | b'['))
+        || line_break(bytes, start).is_some()
+    {
         return None;
     }
     if matches!(bytes.get(start), Some(b'"' | b'\'')) {
         // A quoted value (`"password":` + `  "…"`) is read as one.
         return value::read(text, start).filter(|value| value.quoted && value.end > value.start);
     }
-    let value = token(text, start, |b| b == b'\r' || b == b'\n')?;
+    let ends = |index: usize| line_break(bytes, index).is_some() || matches!(bytes[index], b'\\' | b'"');
+    let value = token(text, start, ends)?;
     let named = value.text(text).contains('=') || value.text(text).ends_with(':');
     (!named).then_some(value)
 }
 
-/// One token from `start` to the first byte that `ends` (or the text's end), trailing blanks
+/// The length of the line break at `at`: `\r\n`, `\n` or `\r`, or its escape in JSON text (`\n`,
+/// `\r\n`, with any number of backslashes).
+pub(super) fn line_break(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at..at + 2) {
+        Some([b'\r', b'\n']) => return Some(2),
+        _ if matches!(bytes.get(at), Some(b'\n' | b'\r')) => return Some(1),
+        _ => {}
+    }
+    let letter = run(bytes, at, 8, |b| b == b'\\');
+    match bytes.get(letter) {
+        _ if letter == at => None,
+        Some(b'n') => Some(letter + 1 - at),
+        Some(b'r') => {
+            // `\r\n` escaped is one break.
+            let after = letter + 1;
+            let newline =
+                if bytes.get(after) == Some(&b'\\') { line_break(bytes, after).unwrap_or(0) } else { 0 };
+            Some(after - at + newline)
+        }
+        _ => None,
+    }
+}
+
+/// One token from `start` to the first index that `ends` (or the text's end), trailing blanks
 /// left out: `None` when it is empty, holds a blank, is longer than `MAX_TOKEN`, or is a plain
 /// word.
-fn token(text: &str, start: usize, ends: impl Fn(u8) -> bool) -> Option<Value> {
+fn token(text: &str, start: usize, ends: impl Fn(usize) -> bool) -> Option<Value> {
     let bytes = text.as_bytes();
-    let end = run(bytes, start, MAX_TOKEN + 1, |b| !ends(b));
+    let stop = bytes.len().min(start + MAX_TOKEN + 1);
+    let mut end = start;
+    while end < stop && !ends(end) {
+        end += 1;
+    }
+    let end = super::floor_boundary(text, end);
     let written = text[start..end].trim_end_matches([' ', '\t']);
-    let whole = bytes.get(end).is_none_or(|&b| ends(b));
+    let whole = end == bytes.len() || (end < stop && ends(end));
     if !whole || written.is_empty() || written.len() > MAX_TOKEN || written.contains([' ', '\t']) {
         return None;
     }

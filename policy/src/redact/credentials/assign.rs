@@ -227,7 +227,7 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
     }
     let value = match bytes.get(value_at) {
         Some(b'<') => return apart::in_tags(text, value_at).map(|value| (value, false)),
-        Some(b'\n' | b'\r') if separator_len > 0 => {
+        Some(b'\n' | b'\r' | b'\\') if separator_len > 0 && apart::line_break(bytes, value_at).is_some() => {
             return apart::next_line(text, value_at).map(|value| (value, value.quoted));
         }
         _ => value::read(text, value_at)?,

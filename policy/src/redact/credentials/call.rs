@@ -190,7 +190,9 @@ fn literal(text: &str, at: usize) -> Option<Value> {
     let prefixed = matches!(bytes.get(at), Some(b'r' | b'b' | b'u' | b'@' | b'L'))
         && matches!(bytes.get(at + 1), Some(b'"' | b'\''));
     let quote = if prefixed { at + 1 } else { at };
-    if !matches!(bytes.get(quote), Some(b'"' | b'\'')) {
+    // In JSON text the quotes are escaped (`login(\"ada\", \"…\")`); `value::read` reads them.
+    let escapes = run(bytes, quote, 8, |b| b == b'\\');
+    if !matches!(bytes.get(escapes), Some(b'"' | b'\'')) {
         return None;
     }
     value::read(text, quote).filter(|literal| literal.quoted && literal.end > literal.start)

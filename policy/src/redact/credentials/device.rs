@@ -6,9 +6,12 @@
 //! and an indented `password 7 …` under `line vty 0 4`.
 //!
 //! Type 7 is a reversible encoding, not a hash, and types 5, 8 and 9 are hashes: all are
-//! redacted with the plain ones. A line counts only when it starts with one of the devices'
+//! redacted with the plain ones. A line counts when it starts with one of the devices'
 //! commands, and a line that starts with the name itself (`password 7 …`) only with its type
-//! digit, so prose ("the password 12 characters long…") stays.
+//! digit, so prose ("the password 12 characters long…") stays. A line quoted in other text
+//! ("use tacacs-server host … key … for this") counts by a command prose never holds (or a name
+//! as distinct, `wpa-psk`), and there a value of lower-case letters only is a word of the
+//! sentence.
 
 use super::Finding;
 use super::run;
@@ -52,6 +55,22 @@ const COMMANDS: [&str; 18] = [
     "authentication-key",
 ];
 
+/// The commands that mark a device's line when it is quoted in the middle of other text.
+const QUOTED_COMMANDS: [&str; 9] = [
+    "username",
+    "snmp-server",
+    "tacacs-server",
+    "radius-server",
+    "key-string",
+    "pre-shared-key",
+    "wpa-psk",
+    "server-private",
+    "authentication-key",
+];
+
+/// Longest value read, in bytes.
+const MAX_VALUE: usize = 256;
+
 /// Longest stretch from a line's start to a name on it, in bytes.
 const MAX_LINE: usize = 256;
 
@@ -82,16 +101,18 @@ pub(super) fn after_name(
     // Device lines are short: a line start further back than `MAX_LINE` is not one's (and
     // looking further would read a long line again for each name on it).
     let window = super::char_boundary(text, name_start.saturating_sub(MAX_LINE));
-    let line_start = match text[window..name_start].rfind('\n') {
-        Some(offset) => window + offset + 1,
-        None if window == 0 => 0,
-        None => return None,
-    };
+    let newline = text[window..name_start].rfind('\n').map(|offset| window + offset + 1);
+    let line_start = newline.unwrap_or(window);
     let first = run(bytes, line_start, 64, |b| b == b' ' || b == b'\t');
     let command_end = run(bytes, first, 32, |b| b.is_ascii_lowercase() || b == b'-');
-    if !COMMANDS.contains(&&text[first..command_end]) || bytes.get(command_end) != Some(&b' ') {
-        return None;
-    }
+    let starts_line = (newline.is_some() || window == 0)
+        && COMMANDS.contains(&&text[first..command_end])
+        && bytes.get(command_end) == Some(&b' ');
+    // A line quoted in prose or a message ("use tacacs-server host … key … for this"): one of the
+    // commands a sentence never holds, earlier on the line.
+    let distinct = QUOTED_COMMANDS.contains(&name);
+    let quoted = !starts_line && (distinct || quotes_command(&text[line_start..name_start]));
+    let after_enable = text[..name_start].ends_with("enable ");
     let mut at = blank(bytes, name_end);
     loop {
         let word_end = run(bytes, at, 8, |b| b.is_ascii_alphanumeric());
@@ -104,6 +125,12 @@ pub(super) fn after_name(
         at = blank(bytes, word_end);
     }
     let typed = bytes.get(at).is_some_and(u8::is_ascii_digit) && bytes.get(at + 1) == Some(&b' ');
+    // `enable secret 0 …` reads as a device's even inside a sentence; `enable password` alone
+    // could be prose.
+    let quoted = quoted || (!starts_line && after_enable && typed);
+    if !starts_line && !quoted {
+        return None;
+    }
     // A line that starts with a word as common as `password` must read like a device's: the
     // type digit before the value, nothing after it.
     let generic = first == name_start && ["password", "secret", "key"].contains(&name);
@@ -119,18 +146,52 @@ pub(super) fn after_name(
         super::password(text, found, out);
         return Some(found.end);
     }
-    let end = run(bytes, at, 256, |b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    let (end, bare) = value_end(text, at);
     let ends_line =
         matches!(bytes.get(run(bytes, end, 16, |b| b == b' ' || b == b'\t')), None | Some(b'\r' | b'\n'));
     if generic && !ends_line {
         return None;
     }
-    let bare = bytes.get(end).is_none_or(|b| b.is_ascii_whitespace());
     let found = Value { start: at, end, quoted: false };
-    if end > at && bare {
+    // In prose, "enable password protection" is no password; on a device's line, `cisco` is one.
+    let word = text[at..end].bytes().all(|b| b.is_ascii_lowercase());
+    if end > at && bare && !(quoted && word) {
         super::password(text, found, out);
     }
     Some(end.max(name_end))
+}
+
+/// The end of a bare value from `at`: whitespace, a double quote (a JSON string's end), or an
+/// escape of JSON text (`\n`, `\"`), with a closing quote or an unbalanced `)` of the text
+/// around it left out; and whether the value ended there rather than at the length limit.
+fn value_end(text: &str, at: usize) -> (usize, bool) {
+    let bytes = text.as_bytes();
+    let stop = bytes.len().min(at + MAX_VALUE);
+    let mut end = at;
+    while end < stop && !bytes[end].is_ascii_whitespace() && bytes[end] != b'"' {
+        if bytes[end] == b'\\' {
+            let letter = run(bytes, end, 8, |b| b == b'\\');
+            if matches!(bytes.get(letter), Some(b'n' | b'r' | b't' | b'"')) {
+                break;
+            }
+            end = letter;
+        } else {
+            end += 1;
+        }
+    }
+    let ended = end < stop || stop == bytes.len();
+    let end = super::floor_boundary(text, end.min(stop));
+    let written = text[at..end].trim_end_matches(['"', '\'', '`']);
+    let unbalanced = written.ends_with(')') && !written.contains('(');
+    (at + written.len() - usize::from(unbalanced), ended)
+}
+
+/// Whether `before`, the text of a line before a name, holds a device command as a word that
+/// prose does not use (`snmp-server`, `tacacs-server`, `username`…; not `enable`, `key` or `ip`).
+fn quotes_command(before: &str) -> bool {
+    before
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '\'' | ':' | ',' | '`' | '='))
+        .any(|word| QUOTED_COMMANDS.contains(&word))
 }
 
 /// Past spaces from `at`.

@@ -101,3 +101,45 @@ fn a_wifi_qr_codes_password() {
     assert_clean("WIFI:T:WPA;S:CorpGuest;P:;;");
     assert_clean("SHOW_WIFI: true");
 }
+
+#[test]
+fn a_device_line_quoted_in_a_sentence() {
+    assert_secret("Please use config tacacs-server host 10.1.1.1 key Welcome2023* for this.", "Welcome2023*");
+    assert_secret(
+        "Ada (config: username admin privilege 15 password 0 piano_maple_horse) joined",
+        "piano_maple_horse",
+    );
+    assert_clean("Remember to enable password protection on every switch.");
+    assert_clean("The username and password fields are required.");
+}
+
+#[test]
+fn a_value_on_the_next_line_of_json_text() {
+    assert_secret(r#"{"body": "Your new password:\n  river_river_piano\n"}"#, "river_river_piano");
+    assert_secret(r#"{"body": "Password:\r\nXk9#mQ2vL7pz"}"#, "Xk9#mQ2vL7pz");
+    assert_clean(r#"{"body": "Password:\n\nThanks"}"#);
+    assert_clean(r#"{"body": "Password:\nRequired\n"}"#);
+}
+
+#[test]
+fn device_lines_and_calls_inside_json_text_and_logs() {
+    assert_secret(
+        "Merci d'utiliser config enable secret 0 orange_river_maple_battery pour cette demande.",
+        "orange_river_maple_battery",
+    );
+    assert_secret(
+        "config.load config=username admin privilege 15 password 0 horse.staple status=500",
+        "horse.staple",
+    );
+    assert_secret(
+        r#"{"snippet": "check server.login(\"ops@example.com\", \"horse-orange-tiger\")?"}"#,
+        "horse-orange-tiger",
+    );
+    assert_clean("You can enable password login in the settings.");
+}
+
+#[test]
+fn a_distinct_device_name_anywhere_on_a_line() {
+    assert_secret("CONFIG=\"dot11 ssid corp\\n wpa-psk ascii 0 cPtku7%_Ca_^ZsM\"", "cPtku7%_Ca_^ZsM");
+    assert_secret("As discussed, key-string 7 0822455D0A16 will be used.", "0822455D0A16");
+}
