@@ -226,60 +226,82 @@ pub fn credential(rng: &mut Rng) -> Vec<Planted> {
 
 /// A password handed to a command on its command line, quoted as a shell user would.
 fn command_line(rng: &mut Rng) -> Planted {
-    let (before, after) = *rng.pick(&[
-        ("mysql -u app -p'", "' shop"),
-        ("sshpass -p '", "' ssh -l deploy db.internal"),
-        ("redis-cli -h cache -a '", "' ping"),
-        ("docker login -u ci -p '", "' registry.acme-corp.com"),
-        ("curl -u 'svc:", "' https://api.internal/v1"),
-        ("smbclient //fs/share -U 'bob%", "'"),
-        ("openssl pkcs12 -export -passout 'pass:", "' -out c.p12"),
-        ("keytool -list -storepass '", "' -keystore ks.jks"),
-        ("htpasswd -b .htpasswd admin '", "'"),
-        ("echo '", "' | sudo -S systemctl restart app"),
-        ("http -a 'svc:", "' https://api.internal/v1"),
-        ("psexec \\\\app01 -u CORP\\svc -p '", "' cmd"),
-        ("rabbitmqctl add_user svc '", "'"),
-        ("az keyvault secret set --vault-name kv --name db --value '", "'"),
-    ]);
-    secret(password(rng), "command line").key("command").around(before, after)
+    framed(
+        rng,
+        "command line",
+        "command",
+        &[
+            ("mysql -u app -p'", "' shop"),
+            ("sshpass -p '", "' ssh -l deploy db.internal"),
+            ("redis-cli -h cache -a '", "' ping"),
+            ("docker login -u ci -p '", "' registry.acme-corp.com"),
+            ("curl -u 'svc:", "' https://api.internal/v1"),
+            ("smbclient //fs/share -U 'bob%", "'"),
+            ("openssl pkcs12 -export -passout 'pass:", "' -out c.p12"),
+            ("keytool -list -storepass '", "' -keystore ks.jks"),
+            ("htpasswd -b .htpasswd admin '", "'"),
+            ("echo '", "' | sudo -S systemctl restart app"),
+            ("http -a 'svc:", "' https://api.internal/v1"),
+            ("psexec \\\\app01 -u CORP\\svc -p '", "' cmd"),
+            ("rabbitmqctl add_user svc '", "'"),
+            ("az keyvault secret set --vault-name kv --name db --value '", "'"),
+        ],
+    )
 }
 
 /// A password in source code: a string literal where a call or a pair puts one, or a Go DSN.
 fn source_code(rng: &mut Rng) -> Planted {
-    let (before, after) = *rng.pick(&[
-        ("server.login(\"ops@example.com\", \"", "\")"),
-        ("var credential = new NetworkCredential(\"svc\", \"", "\", \"CORP\");"),
-        ("define('DB_PASSWORD', '", "');"),
-        ("r = requests.get(url, auth=(\"svc\", \"", "\"))"),
-        ("conn = DriverManager.getConnection(url, \"app\", \"", "\");"),
-        ("req.SetBasicAuth(\"svc\", \"", "\")"),
-        ("dsn := \"app:", "@tcp(db:3306)/shop\""),
-    ]);
-    secret(password(rng), "source code").key("code").around(before, after)
+    framed(
+        rng,
+        "source code",
+        "code",
+        &[
+            ("server.login(\"ops@example.com\", \"", "\")"),
+            ("var credential = new NetworkCredential(\"svc\", \"", "\", \"CORP\");"),
+            ("define('DB_PASSWORD', '", "');"),
+            ("r = requests.get(url, auth=(\"svc\", \"", "\"))"),
+            ("conn = DriverManager.getConnection(url, \"app\", \"", "\");"),
+            ("req.SetBasicAuth(\"svc\", \"", "\")"),
+            ("dsn := \"app:", "@tcp(db:3306)/shop\""),
+        ],
+    )
 }
 
 /// A password in a network device's configuration line.
 fn device_line(rng: &mut Rng) -> Planted {
-    let (before, after) = *rng.pick(&[
-        ("enable secret 0 ", ""),
-        ("username admin privilege 15 password 0 ", ""),
-        ("snmp-server community ", " RO"),
-        ("tacacs-server host 10.1.1.1 key ", ""),
-        ("dot11 ssid corp\n wpa-psk ascii 0 ", ""),
-    ]);
-    secret(password(rng), "device configuration").key("config").around(before, after)
+    framed(
+        rng,
+        "device configuration",
+        "config",
+        &[
+            ("enable secret 0 ", ""),
+            ("username admin privilege 15 password 0 ", ""),
+            ("snmp-server community ", " RO"),
+            ("tacacs-server host 10.1.1.1 key ", ""),
+            ("dot11 ssid corp\n wpa-psk ascii 0 ", ""),
+        ],
+    )
 }
 
 /// A password set apart from its name by markup or a line break, or in a Wi-Fi QR code.
 fn set_apart(rng: &mut Rng) -> Planted {
-    let (before, after) = *rng.pick(&[
-        ("<tr><th>Password</th><td>", "</td></tr>"),
-        ("Password: <code>", "</code>"),
-        ("Your new password:\n  ", "\n"),
-        ("WIFI:T:WPA;S:Office;P:", ";;"),
-    ]);
-    secret(password(rng), "set apart").key("layout").around(before, after)
+    framed(
+        rng,
+        "set apart",
+        "layout",
+        &[
+            ("<tr><th>Password</th><td>", "</td></tr>"),
+            ("Password: <code>", "</code>"),
+            ("Your new password:\n  ", "\n"),
+            ("WIFI:T:WPA;S:Office;P:", ";;"),
+        ],
+    )
+}
+
+/// A password planted between one of `frames`' (before, after) pairs.
+fn framed(rng: &mut Rng, form: &str, key: &str, frames: &[(&str, &str)]) -> Planted {
+    let (before, after) = *rng.pick(frames);
+    secret(password(rng), form).key(key).around(before, after)
 }
 
 /// A one-time code as a text message or a log writes it: six digits that are no filler run.
