@@ -92,7 +92,7 @@ fn speed(c: &mut Criterion) {
 
 /// Pages built to make a recognizer read the same text again and again: a table of numbers
 /// collapsed onto one line, a dotted run, a page of `key=` or `@`, one-time-code words, nested
-/// `kty` objects, nested calls, label cells, DSN markers, a long line of device words, numbers
+/// `kty` objects, nested calls, label cells, DSN markers, a long line of device words or assignments, table headers, numbers
 /// joined by ` / `, exit prefixes, dotted groups. Each must cost about its length, as a typical page does; before the bounds in `card`, `phone` and the
 /// credential walk, the first took seconds per 8 KB, and its time grew with the cube of its
 /// length.
@@ -111,6 +111,10 @@ fn adversarial(c: &mut Criterion, redactor: &Redactor, all: &RedactionSet) {
         ("cells", "<td>Password</td>"),
         ("dsns", "a:@tcp("),
         ("device_words", "password x "),
+        ("table_headers", "<tr><th>Password</th></tr><tr><td>x</td></tr>"),
+        ("markdown_headers", "| key | key |\n|---|---|\n"),
+        ("csv_headers", "a,password,b\n"),
+        ("assignments_one_line", "pass=x "),
         ("spaced_slashes", "1 / "),
         ("exit_prefixes", "011 4"),
         ("dotted_groups", "DE89.123.45."),

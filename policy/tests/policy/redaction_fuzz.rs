@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 108] = [
+const FRAGMENTS: [&str; 115] = [
     "mysql ",
     " -p",
     " -u ",
@@ -38,6 +38,13 @@ const FRAGMENTS: [&str; 108] = [
     "<input type=password value=\"",
     "passphrase: ",
     "sk-",
+    "<tr><th>Password</th></tr><tr><td>",
+    "| user | password |\n|---|---|\n| ",
+    " | ",
+    "user,password\n",
+    "WIFI:T:WPA;P:",
+    "127.0.0.1:6379> AUTH ",
+    "sqlplus scott/",
     "smtp.login(\"ada\", \"",
     "define('DB_PASSWORD', '",
     ", \"",

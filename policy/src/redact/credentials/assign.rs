@@ -15,7 +15,7 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{apart, call, cli, csv, device, header, html, prose, run};
+use super::{apart, call, cli, csv, device, header, html, prose, run, table};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -66,6 +66,8 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
         && let Some(resume) = device::after_name(text, name_start, name_end, out)
             .or_else(|| cli::redis_prompt(text, name_start, name_end, out))
             .or_else(|| apart::label_cell(text, name_start, name_end, out))
+            .or_else(|| table::markdown(text, name_start, name_end, out))
+            .or_else(|| table::html(text, name_start, name_end, out))
     {
         return resume;
     }

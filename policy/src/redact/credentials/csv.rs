@@ -1,8 +1,9 @@
 //! Secrets in the columns of a table whose header names them: CSV (`,` or `;`) and TSV exports
 //! such as `id,name,password,created` followed by rows of values.
 //!
-//! A header is a line of at least three cells separated by one separator, each cell a name of up
-//! to three words of letters, digits, `_`, `-` or `.` (quoted or not). When one whole cell is a
+//! A header is a line of at least two cells separated by one separator (a table of two columns
+//! takes only rows of two), each cell a name of up to three words of letters, digits, `_`, `-`
+//! or `.` (quoted or not). When one whole cell is a
 //! secret's name, the cell in the same column of each following row, when it has no spaces, is
 //! checked like a quoted assigned value (not a placeholder, mask, path or sentence) and reported.
 //!
@@ -32,7 +33,7 @@ pub(super) fn at_header(
     let line_end = text[cell_end..].find('\n').map_or(text.len(), |index| cell_end + index);
     let header = text[line_start..line_end].trim_end_matches('\r');
     let cells = split(header, separator)?;
-    if cells.len() < 3
+    if cells.len() < 2
         || cells.len() > MAX_CELLS
         || !cells.iter().all(|&(start, end)| is_name(&header[start..end]))
     {
@@ -47,9 +48,17 @@ pub(super) fn at_header(
         }
         let end = text[at..].find('\n').map_or(text.len(), |index| at + index);
         let line = text[at..end].trim_end_matches('\r');
-        let Some(row) = split(line, separator).filter(|row| row.len() >= cells.len()) else {
+        // Two columns take only rows of two: a line of prose has a comma now and then.
+        let fits =
+            |row: &Vec<(usize, usize)>| row.len() >= cells.len() && (cells.len() > 2 || row.len() == 2);
+        let Some(row) = split(line, separator).filter(fits) else {
             break;
         };
+        if is_header(line, &row) {
+            // Another header: it reads the rows below it itself. Reading them from here too
+            // would read a file of header-like lines once per line.
+            break;
+        }
         let (start, stop) = row[column];
         let value = Value { start: at + start, end: at + stop, quoted: true };
         let written = value.text(text);
@@ -82,6 +91,14 @@ pub(super) fn cell(bytes: &[u8], name_start: usize, name_end: usize) -> Option<(
         _ => return None,
     };
     Some((separator, cell_start, cell_end))
+}
+
+/// Whether a row of `line` reads like a header of its own: every cell a name, one of them a
+/// secret's, and no digit anywhere (rows of data have ids, dates and amounts).
+fn is_header(line: &str, row: &[(usize, usize)]) -> bool {
+    !line.bytes().any(|b| b.is_ascii_digit())
+        && row.iter().all(|&(start, end)| is_name(&line[start..end]))
+        && row.iter().any(|&(start, end)| super::key::classify(&line[start..end], false, None).is_some())
 }
 
 /// A header cell: a name of at most three words, perhaps quoted.

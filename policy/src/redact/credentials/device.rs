@@ -98,14 +98,12 @@ pub(super) fn after_name(
     if !NAMES.contains(&name) || bytes.get(name_end) != Some(&b' ') {
         return None;
     }
-    // Device lines are short: a line start further back than `MAX_LINE` is not one's (and
-    // looking further would read a long line again for each name on it).
-    let window = super::char_boundary(text, name_start.saturating_sub(MAX_LINE));
-    let newline = text[window..name_start].rfind('\n').map(|offset| window + offset + 1);
-    let line_start = newline.unwrap_or(window);
+    // Device lines are short: a line start further back than `MAX_LINE` is not one's.
+    let found = super::line_start_within(text, name_start, MAX_LINE);
+    let line_start = found.unwrap_or_else(|| super::char_boundary(text, name_start.saturating_sub(MAX_LINE)));
     let first = run(bytes, line_start, 64, |b| b == b' ' || b == b'\t');
     let command_end = run(bytes, first, 32, |b| b.is_ascii_lowercase() || b == b'-');
-    let starts_line = (newline.is_some() || window == 0)
+    let starts_line = found.is_some()
         && COMMANDS.contains(&&text[first..command_end])
         && bytes.get(command_end) == Some(&b' ');
     // A line quoted in prose or a message ("use tacacs-server host … key … for this"): one of the

@@ -50,6 +50,7 @@ mod placeholder;
 mod prose;
 mod putty;
 mod shape;
+mod table;
 mod url;
 mod value;
 mod vendors;
@@ -340,6 +341,18 @@ fn run(bytes: &[u8], from: usize, limit: usize, keep: impl Fn(u8) -> bool) -> us
         index -= 1;
     }
     index
+}
+
+/// The start of the line holding `at`, when it is at most `limit` bytes back. A recognizer looks
+/// no further: the lines it reads are short, and reading a long line back to its start for each
+/// name on it would cost the line's length each time.
+fn line_start_within(text: &str, at: usize, limit: usize) -> Option<usize> {
+    let window = char_boundary(text, at.saturating_sub(limit));
+    match text[window..at].rfind('\n') {
+        Some(offset) => Some(window + offset + 1),
+        None if window == 0 => Some(0),
+        None => None,
+    }
 }
 
 /// True when the byte before `start` does not continue a word (`[A-Za-z0-9]`): it is no letter

@@ -111,7 +111,7 @@ pub(super) fn block_scalar(text: &str, name_start: usize, indicator: Value) -> O
         return None;
     }
     let indent = |line: &str| line.len() - line.trim_start_matches(' ').len();
-    let key_line = text[..name_start].rfind('\n').map_or(0, |index| index + 1);
+    let key_line = super::line_start_within(text, name_start, 256)?;
     let key_indent = indent(&text[key_line..name_start]);
     let (mut start, mut end) = (None, 0);
     let mut at = line_end(indicator.end) + 1;
@@ -165,7 +165,8 @@ pub(super) fn user_and_password(text: &str, name: &str, first: Value) -> Option<
 /// `=` separates it, the value is bare and starts with a word of letters, and no other `key=`
 /// follows on the line. It ends before a ` #` or ` ;` comment. `None` otherwise.
 pub(super) fn rest_of_line(text: &str, name_start: usize, name_end: usize, first: Value) -> Option<Value> {
-    let line_start = text[..name_start].rfind('\n').map_or(0, |index| index + 1);
+    // A key starts its line after at most some indentation.
+    let line_start = super::line_start_within(text, name_start, 64)?;
     let starts_line = text[line_start..name_start].bytes().all(|b| b == b' ' || b == b'\t');
     let separator = &text[name_end..first.start];
     // A first word that could be the whole password (`pässwörd1 ok`) is; one of letters only

@@ -17,7 +17,7 @@ pub(super) fn at_scheme(text: &str, start: usize, end: usize, out: &mut Vec<Find
     if start > 0 && bytes[start - 1].is_ascii_alphanumeric() {
         return end;
     }
-    let stop = bytes.len().min(end + MAX_STRING);
+    let stop = super::floor_boundary(text, bytes.len().min(end + MAX_STRING));
     let mut field = end;
     while field < stop && !matches!(bytes[field], b';' | b'\n' | b'\r' | b'"' | b'\'') {
         let value_start = field + 2;

@@ -59,13 +59,7 @@ pub(in super::super) fn at_prompt(
     if !text[name_start..name_end].eq_ignore_ascii_case("auth") || !text[name_end..].starts_with(' ') {
         return None;
     }
-    // A prompt is short: looking further back would read a long line again for each `AUTH`.
-    let window = super::super::char_boundary(text, name_start.saturating_sub(MAX_PROMPT + 2));
-    let line_start = match text[window..name_start].rfind('\n') {
-        Some(offset) => window + offset + 1,
-        None if window == 0 => 0,
-        None => return None,
-    };
+    let line_start = super::super::line_start_within(text, name_start, MAX_PROMPT + 2)?;
     let prompt = text[line_start..name_start].strip_suffix("> ")?;
     let port = prompt.rsplit_once(':').map(|(_, port)| port);
     let is_prompt = prompt.ends_with("redis")

@@ -16,6 +16,7 @@ mod layout;
 mod negatives;
 mod prose;
 mod sweep;
+mod tables;
 mod vendors;
 
 use base64::Engine;
