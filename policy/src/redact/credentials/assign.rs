@@ -263,18 +263,26 @@ fn netrc_password(text: &str, name_start: usize, name_end: usize) -> bool {
 /// `<password>value</password>`: the element's text, when the closing tag follows it.
 fn xml(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool)> {
     let start = name_end + 1;
-    let end = start + text[start..].find('<').filter(|&length| length <= 4096)?;
+    let end = start + text[start..super::floor_boundary(text, start + 4096)].find('<')?;
     let closing = text[end..].strip_prefix("</")?.strip_prefix(&text[name_start..name_end])?;
     closing.starts_with('>').then_some((Value { start, end, quoted: true }, true))
 }
 
 /// A key named as the value of `name`/`key` with its value in a sibling `value` field:
 /// `- name: DB_PASSWORD` + `value: hunter2`, `{"name": "API_KEY", "value": "…"}`,
-/// `<add key="DbPassword" value="…" />`.
+/// `<add key="DbPassword" value="…" />`, or the element's text after it in Java's XML
+/// properties (`<entry key="password">…</entry>`).
 fn paired(text: &str, name_start: usize, name_end: usize) -> Option<(Value, bool)> {
     let bytes = text.as_bytes();
     if !is_name_label(bytes, name_start) {
         return None;
+    }
+    // Java's XML properties, `<entry key="password">…</entry>`: the element's text.
+    let closed = run(bytes, name_end, 2, |b| b == b'"' || b == b'\'');
+    if bytes.get(closed) == Some(&b'>') {
+        let start = closed + 1;
+        let end = start + text[start..super::floor_boundary(text, start + 4096)].find('<')?;
+        return text[end..].starts_with("</").then_some((Value { start, end, quoted: true }, true));
     }
     let window = &text[name_end..super::floor_boundary(text, name_end + 120)];
     let offset = window.find("value").or_else(|| window.find("Value"))?;

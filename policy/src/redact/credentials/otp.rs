@@ -6,9 +6,9 @@
 //!
 //! A code must be named as one: `code` after a word saying what for (`verification`, `security`,
 //! `login`, `one-time`, `2FA`, `MFA`, `backup`…; an `error`, `status`, `zip` or `promo` code is
-//! none), `passcode`, `OTP`, `PIN`, or a card's `CVV`/`CVC`/security code. The code is 4 to 8
-//! digits (3 or 4 for a card's) (one space or dash may split
-//! it, and Google writes `G-` before it) after the name and a few linking words (`is`, `:`,
+//! none), `passcode`, `OTP`, a one-time password, `PIN`, or a card's `CVV`/`CVC`/security code.
+//! The code is 4 to 8 digits (3 or 4 for a card's; one space or dash may split it, and Google
+//! writes `G-` before it) after the name and a few linking words (`is`, `:`,
 //! `=`, `lautet`, `est`, `es`), or before the name ("482913 is your … code", "Use 551203 as
 //! your passcode"). A run of filler (`000000`, `123456`) is a stand-in. "PIN code" followed by six
 //! digits is India's postal code, and stays.
@@ -17,8 +17,10 @@ use super::run;
 use super::vendors::is_placeholder_body;
 
 /// Triggers: the names of codes, in the cases they are written in.
-pub(super) const TRIGGERS: &str =
-    "code|Code|CODE|OTP|otp|PIN|CVV|cvv|CVC|cvc|c\u{f3}digo|C\u{f3}digo|C\u{d3}DIGO";
+pub(super) const TRIGGERS: &str = concat!(
+    "code|Code|CODE|OTP|otp|PIN|CVV|cvv|CVC|cvc|c\u{f3}digo|C\u{f3}digo|C\u{d3}DIGO",
+    "|one-time password|One-time password|one time password|One time password",
+);
 
 /// Words before `code` that make it a one-time code (lower case), also as the first part of a
 /// compound (`Bestätigungscode`, `passcode`).

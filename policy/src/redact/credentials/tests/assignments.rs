@@ -270,3 +270,11 @@ fn a_password_of_words_on_a_config_line_is_taken_to_the_lines_end() {
     assert_secret("password=Xk8mQ2pLz user=admin", "Xk8mQ2pLz");
     assert_secret("password=pässwörd1 ok", "pässwörd1");
 }
+
+#[test]
+fn java_xml_properties() {
+    assert_secret("<entry key=\"db.password\">Xk9mQ2vL7pz</entry>", "Xk9mQ2vL7pz");
+    assert_secret("<entry key='api.token'>Xk9mQ2vL7pzAbCdEf</entry>", "Xk9mQ2vL7pzAbCdEf");
+    assert_clean("<entry key=\"db.password\"></entry>");
+    assert_clean("<entry key=\"db.password\">${DB_PASSWORD}</entry>");
+}

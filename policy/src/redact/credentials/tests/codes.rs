@@ -60,3 +60,11 @@ fn other_codes_and_numbers_stay() {
     // A stand-in in documentation is a look-alike.
     assert_look_alike("verification code: 123456", "123456");
 }
+
+#[test]
+fn a_one_time_password_in_digits() {
+    assert_secret("Your one-time password is 482913.", "482913");
+    assert_secret("One-time password: 093 441", "093 441");
+    assert_secret("771204 is your one time password", "771204");
+    assert_clean("Your one-time password expires in 10 minutes.");
+}
