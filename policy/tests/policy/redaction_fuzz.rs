@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 115] = [
+const FRAGMENTS: [&str; 117] = [
     "mysql ",
     " -p",
     " -u ",
@@ -38,6 +38,8 @@ const FRAGMENTS: [&str; 115] = [
     "<input type=password value=\"",
     "passphrase: ",
     "sk-",
+    ":5432:",
+    "*:*:*:u:",
     "<tr><th>Password</th></tr><tr><td>",
     "| user | password |\n|---|---|\n| ",
     " | ",

@@ -46,6 +46,7 @@ mod key;
 mod messaging;
 mod otp;
 mod pem;
+mod pgpass;
 mod placeholder;
 mod prose;
 mod putty;
@@ -167,7 +168,14 @@ static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expec
 static COMMANDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
 static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
-    let sources = [call::TRIGGERS, device::TRIGGERS, dsn::TRIGGERS, wifi::TRIGGERS, cli::LOGON_TRIGGERS];
+    let sources = [
+        call::TRIGGERS,
+        device::TRIGGERS,
+        dsn::TRIGGERS,
+        wifi::TRIGGERS,
+        cli::LOGON_TRIGGERS,
+        pgpass::TRIGGERS,
+    ];
     Regex::new(&sources.join("|")).expect("source triggers are valid")
 });
 
@@ -207,6 +215,7 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                     MESSAGING_SET => messaging::at_shape(text, start, out),
                     _ if &text[start..end] == device::TRIGGERS => device::at_trigger(text, start, end, out),
                     _ if text[start..].starts_with('@') => dsn::at_protocol(text, start, end, out),
+                    _ if text[start..].starts_with(':') => pgpass::at_port(text, start, end, out),
                     _ if &text[start..end] == wifi::TRIGGERS => wifi::at_scheme(text, start, end, out),
                     _ if text[start..end].ends_with(' ') => cli::at_trigger(text, start, end, out),
                     _ => call::at_trigger(text, start, end, out),

@@ -143,3 +143,14 @@ fn a_distinct_device_name_anywhere_on_a_line() {
     assert_secret("CONFIG=\"dot11 ssid corp\\n wpa-psk ascii 0 cPtku7%_Ca_^ZsM\"", "cPtku7%_Ca_^ZsM");
     assert_secret("As discussed, key-string 7 0822455D0A16 will be used.", "0822455D0A16");
 }
+
+#[test]
+fn pgpass_lines() {
+    assert_secret("db.internal:5432:shop:app:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("$ cat ~/.pgpass\n*:*:*:replicator:Rt5\\:nW3 q\n", "Rt5\\:nW3 q");
+    assert_secret("  localhost:5432:*:postgres:Xk9mQ2vL7pz\r\n", "Xk9mQ2vL7pz");
+    assert_clean("db.internal:5432:shop:app:");
+    assert_clean("connect to db.internal:5432:shop now");
+    assert_clean("a:*:b:c");
+    assert_clean("db.internal:5432:shop:app:changeme");
+}
