@@ -35,16 +35,16 @@ pub(super) fn label_cell(
     out: &mut Vec<Finding>,
 ) -> Option<usize> {
     let bytes = text.as_bytes();
+    let colon = run(bytes, name_end, 4, |b| b == b' ' || b == b'\t' || b == b':');
+    if !text[colon..].starts_with("</") {
+        return None;
+    }
     // The element's text may start with one qualifier (`<dt>API token</dt>`).
     let before = text[..name_start].trim_end_matches([' ', '\t']);
     let word = before.len() - before.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
     let qualifier = (word > 0 && before.len() < name_start).then(|| &before[before.len() - word..]);
     let opened = if qualifier.is_some() { &before[..before.len() - word] } else { before };
     if !opened.trim_end_matches([' ', '\t']).ends_with('>') {
-        return None;
-    }
-    let colon = run(bytes, name_end, 4, |b| b == b' ' || b == b'\t' || b == b':');
-    if !text[colon..].starts_with("</") {
         return None;
     }
     let name = &text[name_start..name_end];

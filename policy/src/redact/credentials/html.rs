@@ -40,10 +40,7 @@ pub(super) fn password_input(text: &str, at: usize, out: &mut Vec<super::Finding
     else {
         return at;
     };
-    let is_input = bytes[open] == b'<'
-        && bytes.get(open + 1..open + 6).is_some_and(|tag| tag.eq_ignore_ascii_case(b"input"))
-        && bytes.get(open + 6).is_some_and(u8::is_ascii_whitespace);
-    if !is_input {
+    if !starts_tag(bytes, open, "input") {
         return at;
     }
     let stop = super::floor_boundary(text, at + MAX_TAG);
@@ -72,4 +69,12 @@ pub(super) fn password_input(text: &str, at: usize, out: &mut Vec<super::Finding
         index = super::run(bytes, read.end, 8, |b| matches!(b, b'"' | b'\'' | b'\\'));
     }
     at
+}
+
+/// Whether the tag `name` (`tr`, `/th`…, any case) opens at `at`.
+pub(super) fn starts_tag(bytes: &[u8], at: usize, name: &str) -> bool {
+    let end = at + 1 + name.len();
+    bytes.get(at) == Some(&b'<')
+        && bytes.get(at + 1..end).is_some_and(|written| written.eq_ignore_ascii_case(name.as_bytes()))
+        && bytes.get(end).is_some_and(|&b| b == b'>' || b == b'/' || b.is_ascii_whitespace())
 }

@@ -209,16 +209,8 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 let resume = match set {
                     COMMAND_SET => cli::at_trigger(text, start, end, out),
                     CODE_SET => otp::at_name(text, start, end, out),
-                    MESSAGING_SET if text[start..end].starts_with("key-") => {
-                        vendors::at_prefix(text, start, end, out)
-                    }
-                    MESSAGING_SET => messaging::at_shape(text, start, out),
-                    _ if &text[start..end] == device::TRIGGERS => device::at_trigger(text, start, end, out),
-                    _ if text[start..].starts_with('@') => dsn::at_protocol(text, start, end, out),
-                    _ if text[start..].starts_with(':') => pgpass::at_port(text, start, end, out),
-                    _ if &text[start..end] == wifi::TRIGGERS => wifi::at_scheme(text, start, end, out),
-                    _ if text[start..end].ends_with(' ') => cli::at_trigger(text, start, end, out),
-                    _ => call::at_trigger(text, start, end, out),
+                    SOURCE_SET => at_source(text, start, end, out),
+                    _ => at_messaging(text, start, end, out),
                 };
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
             }
@@ -234,6 +226,35 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
                 reported = reported.max(secrets.map(|finding| finding.end).max().unwrap_or(0));
             }
         }
+    }
+}
+
+/// Hands a trigger of the source set (source code, device lines, DSNs, `.pgpass` lines, Wi-Fi QR
+/// codes, Oracle's tools) to its recognizer; returns where scanning resumes.
+fn at_source(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
+    let trigger = &text[start..end];
+    if trigger == device::TRIGGERS {
+        device::at_trigger(text, start, end, out)
+    } else if trigger == wifi::TRIGGERS {
+        wifi::at_scheme(text, start, end, out)
+    } else if trigger.starts_with('@') {
+        dsn::at_protocol(text, start, end, out)
+    } else if trigger.starts_with(':') {
+        pgpass::at_port(text, start, end, out)
+    } else if cli::LOGON_TRIGGERS.split('|').any(|tool| tool == trigger) {
+        cli::at_trigger(text, start, end, out)
+    } else {
+        call::at_trigger(text, start, end, out)
+    }
+}
+
+/// Hands a match of the messaging set (a whole token's shape) to its recognizer; returns where
+/// scanning resumes.
+fn at_messaging(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
+    if text[start..end].starts_with("key-") {
+        vendors::at_prefix(text, start, end, out)
+    } else {
+        messaging::at_shape(text, start, out)
     }
 }
 

@@ -7,9 +7,10 @@
 //! for at most `MAX_ROWS` rows and `MAX_TABLE` bytes after its header.
 
 use super::Finding;
+use super::html::starts_tag;
 use super::key::{self, Key};
 use super::run;
-use super::value::{self, Value};
+use super::value::Value;
 
 /// Rows read below one header.
 const MAX_ROWS: usize = 200;
@@ -114,12 +115,8 @@ pub(super) fn html(text: &str, name_start: usize, name_end: usize, out: &mut Vec
 
 /// Reports a cell's text as a secret when it is one token that passes a quoted value's checks.
 fn report(text: &str, cell: Value, out: &mut Vec<Finding>) {
-    let written = cell.text(text);
-    if cell.end > cell.start
-        && !written.contains(char::is_whitespace)
-        && value::accept(text, "password", cell, true, false)
-    {
-        super::secret(out, cell.start, cell.end);
+    if cell.end > cell.start && !cell.text(text).contains(char::is_whitespace) {
+        super::password(text, cell, out);
     }
 }
 
@@ -189,14 +186,6 @@ fn nth_cell(text: &str, from: usize, row_end: usize, column: usize) -> Option<Va
 fn count_cells(row: &str) -> usize {
     let bytes = row.as_bytes();
     (0..bytes.len()).filter(|&at| starts_tag(bytes, at, "td") || starts_tag(bytes, at, "th")).count()
-}
-
-/// Whether the tag `name` (`tr`, `/th`…, any case) opens at `at`.
-fn starts_tag(bytes: &[u8], at: usize, name: &str) -> bool {
-    let end = at + 1 + name.len();
-    bytes.get(at) == Some(&b'<')
-        && bytes.get(at + 1..end).is_some_and(|written| written.eq_ignore_ascii_case(name.as_bytes()))
-        && matches!(bytes.get(end), Some(b'>' | b' ' | b'\t' | b'\n' | b'\r' | b'/'))
 }
 
 /// Past the `>` of the tag opening at `at`.

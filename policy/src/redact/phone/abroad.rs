@@ -44,7 +44,9 @@ impl Exits {
     pub(super) fn leads(&self, text: &str, start: usize) -> bool {
         let mut lead = [0u8; 8];
         let mut count = 0;
-        let digits = text.as_bytes()[start..].iter().filter(|b| b.is_ascii_digit());
+        // A number's first eight digits sit within a few dozen bytes of its start; looking no
+        // further keeps a candidate before a long run without digits from reading all of it.
+        let digits = text.as_bytes()[start..].iter().take(64).filter(|b| b.is_ascii_digit());
         for (slot, &digit) in lead.iter_mut().zip(digits) {
             *slot = digit;
             count += 1;
