@@ -1,9 +1,11 @@
 //! Page rewriting throughput: the hot path of every HTML response.
 //!
-//! Four pages, all fed in 1 KiB chunks as the gateway receives them: a realistic 1 KB page
+//! Six pages, all fed in 1 KiB chunks as the gateway receives them: a realistic 1 KB page
 //! (the design budget is ≤ 10 µs CPU each), deterministic 20 KB and 100 KB "corpus-style"
 //! pages with nested divs, links, tables, inline scripts, text, tools and forms, and the 20 KB
-//! one without tools, contexts or forms (`article_20kb`). Each page runs unfiltered, filtered
+//! one without tools, contexts or forms (`article_20kb`), and a 20 KB report with its tools and
+//! forms at the top and tables below (`report_20kb`, the shape of `bench/load.sh`'s page; also
+//! with a form in its footer). Each page runs unfiltered, filtered
 //! for one user, and filtered with form rules plus auto mode; `filtered_whole` is the filtered
 //! page at hand whole, as a page its upstream sent in one go is rewritten.
 
@@ -77,6 +79,46 @@ fn corpus_page(target_length: usize, tools: bool) -> Vec<u8> {
     page.into_bytes()
 }
 
+/// A report page of about `target_length` bytes with its tool, context and forms at the top
+/// (a search form in the header, one tool of each visibility, a context and a feedback form),
+/// then sections of tables: the shape of `bench/load.sh`'s page. With `footer_form`, one more
+/// form sits at the very end.
+fn report_page(target_length: usize, footer_form: bool) -> Vec<u8> {
+    let mut page = String::from(concat!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Quarterly report</title>\n",
+        "<link rel=\"stylesheet\" href=\"/static/app.css\">\n<script src=\"/static/vendor.js\" defer></script>\n</head>\n",
+        "<body>\n<header><a href=\"/\">Intranet</a><form action=\"/search\" role=\"search\"><input type=\"search\" name=\"q\"><button>Search</button></form></header>\n",
+        "<main id=\"content\">\n<h1>Quarterly operations report</h1>\n",
+        "<tool name=\"tool_2\" description=\"Export this report\" return><prop name=\"region\" type=\"number\" required></prop></tool>\n",
+        "<tool name=\"tool_1\" description=\"Delete this report\"><prop name=\"confirm\" type=\"boolean\" required></prop></tool>\n",
+        "<context name=\"report_summary\">All regions, provisional figures.</context>\n",
+        "<form id=\"feedback\" action=\"/feedback\" method=\"post\"><label>Feedback <input name=\"text\"></label><button>Send</button></form>\n",
+    ));
+    let ending = if footer_form {
+        "</main>\n<footer><form action=\"/subscribe\"><input name=\"email\"><button>Subscribe</button></form></footer>\n</body>\n</html>\n"
+    } else {
+        "</main>\n<footer><p class=\"muted\">&copy; Corp</p></footer>\n</body>\n</html>\n"
+    };
+    let mut section = 1;
+    while page.len() + ending.len() < target_length {
+        page.push_str(&format!(
+            "<section id=\"s{section}\">\n<h2>Region {section} &mdash; summary</h2>\n<p>During the quarter the team in region {section} closed most open tickets; figures are provisional until finance signs off &amp; the audit completes.</p>\n<table>\n<thead><tr><th>Site</th><th>Open</th><th>Closed</th><th>Owner</th></tr></thead>\n<tbody>\n"
+        ));
+        for row in 1..=6 {
+            page.push_str(&format!(
+                "<tr><td><a href=\"/sites/{section}-{row}\">Site {section}-{row}</a></td><td>{}</td><td>{}</td><td class=\"muted\">team-{row}@corp.example</td></tr>\n",
+                (section * 7 + row * 3) % 50,
+                (section * 13 + row * 11) % 400
+            ));
+        }
+        page.push_str("</tbody>\n</table>\n</section>\n");
+        section += 1;
+    }
+    page.push_str(ending);
+    page.into_bytes()
+}
+
 /// Sees even-numbered tools and every context.
 struct EvenTools;
 
@@ -147,6 +189,10 @@ fn benchmarks(criterion: &mut Criterion) {
         // The same markup without tools, contexts or forms: what most pages are.
         ("article_20kb", corpus_page(20 * 1024, false)),
         ("corpus_100kb", corpus_page(100 * 1024, true)),
+        // Tools and forms at the top, then tables: the load benchmark's page.
+        ("report_20kb", report_page(20 * 1024, false)),
+        // The same with one more form in the footer.
+        ("report_footer_form_20kb", report_page(20 * 1024, true)),
     ];
     let mut group = criterion.benchmark_group("rewrite");
     for (name, page) in &pages {

@@ -27,9 +27,11 @@ mod policy;
 mod selectors;
 mod shared;
 mod sink;
+mod start_tag;
 mod survey;
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use lol_html::{AsciiCompatibleEncoding, MemorySettings, send};
@@ -158,14 +160,31 @@ impl PageRewriter {
     /// [`end`](Self::end), for a page whose every byte is at hand. Seeing the page before
     /// lol_html's handlers are built, it leaves out the filter handlers that cannot act on it
     /// (`survey.rs`): each costs every start tag a check, and the comment scan makes lol_html
-    /// lex every byte instead of scanning for tags.
+    /// lex every byte instead of scanning for tags. And once lol_html has read past the last
+    /// byte any handler can act on, with nothing left open, the rest is copied as it is.
     pub fn rewrite_whole(mut self, page: &[u8], out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         // Only a filtering rewriter has handlers to leave out.
         if matches!(&self.state, State::Sniffing { prefix, policy: Some(_), .. } if prefix.is_empty()) {
             self.survey = Survey::of(page);
         }
-        self.write(page, out)?;
-        self.end(out)
+        // The answer probe reads every element and the title's text: it needs the whole page.
+        let mut cut = if self.probe.is_some() { usize::MAX } else { self.survey.quiet_from };
+        let mut done = 0;
+        while cut < page.len() {
+            self.write(&page[done..cut], out)?;
+            done = cut;
+            if matches!(&self.state, State::Running(stage) if stage.is_quiet()) {
+                break;
+            }
+            cut = next_cut(page, cut);
+        }
+        match self.state {
+            State::Running(stage) if done > 0 && stage.is_quiet() => stage.end_copying(&page[done..], out),
+            _ => {
+                self.write(&page[done..], out)?;
+                self.end(out)
+            }
+        }
     }
 
     /// Ends the document; the remaining output is appended to `out`.
@@ -217,6 +236,8 @@ enum Stage {
         refuse_escapes: bool,
         /// Whether the script is placed ([`PageSettings::inject`]).
         inject: bool,
+        /// Whether a handler has placed the script already.
+        placed: Arc<AtomicBool>,
     },
 }
 
@@ -242,7 +263,8 @@ impl Stage {
             Decoding::Rewrite { encoding, follow_meta_charset } => {
                 let filter = policy.map(FilterState::new);
                 let state: SharedState = Arc::new(Mutex::new(PageState { filter, ..PageState::default() }));
-                let mut lol_settings = lol_settings(settings, encoding, follow_meta_charset);
+                let placed = Arc::new(AtomicBool::new(false));
+                let mut lol_settings = lol_settings(settings, encoding, follow_meta_charset, &placed);
                 if policy.is_some() {
                     lol_settings = filter::append_handlers(lol_settings, &state, survey);
                 }
@@ -256,6 +278,7 @@ impl Stage {
                     state,
                     refuse_escapes,
                     inject: settings.inject,
+                    placed,
                 })
             }
         }
@@ -284,6 +307,39 @@ impl Stage {
         }
     }
 
+    /// Whether no handler can change another byte of the page that follows: lol_html has read
+    /// past the last element a handler acts on (the caller knows that from the survey), the
+    /// script is placed, and nothing is open whose later content or end a handler waits for:
+    /// a refused element being removed, a raw-text element being scanned, a form held back or
+    /// whose controls are being described.
+    fn is_quiet(&self) -> bool {
+        let Stage::Rewrite { state, inject, placed, .. } = self else {
+            return false;
+        };
+        if *inject && !placed.load(Ordering::Relaxed) {
+            return false;
+        }
+        let page = lock(state);
+        page.output.held().is_none()
+            && page.filter.as_ref().is_none_or(|filter| {
+                filter.suppressed == 0 && filter.raw_text.is_none() && filter.forms.is_idle()
+            })
+    }
+
+    /// Ends a quiet rewrite ([`is_quiet`](Self::is_quiet)) and appends `rest`, the page's
+    /// remaining bytes, unparsed. lol_html writes out whatever it still holds of what it read
+    /// (a tag or text cut short) byte for byte, so `rest` continues it exactly.
+    fn end_copying(self, rest: &[u8], out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
+        if matches!(self, Stage::Rewrite { refuse_escapes: true, .. }) && rest.contains(&ESCAPE) {
+            return Err(RewriteError::UnsupportedEncoding);
+        }
+        let summary = self.end(out)?;
+        out.extend_from_slice(rest);
+        #[cfg(test)]
+        COPIED.set(rest.len());
+        Ok(summary)
+    }
+
     fn end(self, out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         match self {
             Stage::PassThrough => Ok(PageSummary::new(Outcome::PassedThrough)),
@@ -307,10 +363,28 @@ impl Stage {
     }
 }
 
+/// Where to try the next cut of a page that was not quiet at `cut`: just past the first `>` at
+/// least [`CUT_STEP`] bytes on (a `>` is never part of a multi-byte character in the encodings
+/// lol_html parses), or the page's end.
+fn next_cut(page: &[u8], cut: usize) -> usize {
+    let from = cut.saturating_add(CUT_STEP).min(page.len());
+    memchr::memchr(b'>', &page[from..]).map_or(page.len(), |offset| from + offset + 1)
+}
+
+/// How far apart the cuts of a page that was not quiet yet are tried.
+const CUT_STEP: usize = 1024;
+
+#[cfg(test)]
+thread_local! {
+    /// How many bytes the last `rewrite_whole` on this thread copied unparsed.
+    static COPIED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn lol_settings(
     settings: &PageSettings,
     encoding: AsciiCompatibleEncoding,
     follow_meta_charset: bool,
+    placed: &Arc<AtomicBool>,
 ) -> send::Settings<'static, 'static> {
     let memory = MemorySettings::new()
         .with_max_allowed_memory_usage(settings.memory_limit)
@@ -328,7 +402,7 @@ fn lol_settings(
         return lol_settings;
     }
     let script_tag = injection::script_tag(&settings.script_src, &settings.integrity, &settings.nonce);
-    let lol_settings = injection::append_handlers(lol_settings, script_tag);
+    let lol_settings = injection::append_handlers(lol_settings, script_tag, placed);
     meta_csp::append_handler(lol_settings, settings.nonce.clone(), settings.script_url.clone())
 }
 

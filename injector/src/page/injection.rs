@@ -32,19 +32,20 @@ pub(super) fn script_tag(src: &str, integrity: &str, nonce: &str) -> String {
     )
 }
 
-/// Adds the head, body and document-end handlers that place `script_tag`.
+/// Adds the head, body and document-end handlers that place `script_tag`, and set `placed`
+/// once one has.
 pub(super) fn append_handlers(
     settings: send::Settings<'static, 'static>,
     script_tag: String,
+    placed: &Arc<AtomicBool>,
 ) -> send::Settings<'static, 'static> {
     let markup: Arc<str> = Arc::from(script_tag);
-    let placed = Arc::new(AtomicBool::new(false));
     settings
-        .append_element_content_handler(on_element(selector!("head"), prepend_once(&markup, &placed)))
-        .append_element_content_handler(on_element(selector!("body"), prepend_once(&markup, &placed)))
+        .append_element_content_handler(on_element(selector!("head"), prepend_once(&markup, placed)))
+        .append_element_content_handler(on_element(selector!("body"), prepend_once(&markup, placed)))
         .append_document_content_handler(end!({
             let markup = Arc::clone(&markup);
-            let placed = Arc::clone(&placed);
+            let placed = Arc::clone(placed);
             move |document_end| {
                 if !placed.swap(true, Ordering::Relaxed) {
                     document_end.append(&markup, ContentType::Html);

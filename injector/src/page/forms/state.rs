@@ -18,6 +18,14 @@ pub(in crate::page) struct FormState {
     pub(super) held: Option<HeldForm>,
 }
 
+impl FormState {
+    /// Whether no form is open whose content or end a handler still waits for: none held back,
+    /// none whose controls are being described.
+    pub(in crate::page) fn is_idle(&self) -> bool {
+        self.held.is_none() && self.active_params.is_none()
+    }
+}
+
 /// An auto form whose output is being held back.
 #[derive(Debug)]
 pub(super) struct HeldForm {
