@@ -169,14 +169,18 @@ impl PageRewriter {
         }
         // The answer probe reads every element and the title's text: it needs the whole page.
         let mut cut = if self.probe.is_some() { usize::MAX } else { self.survey.quiet_from };
-        let mut done = 0;
+        let (mut done, mut step) = (0, FIRST_CUT_STEP);
+        out.reserve(page.len().saturating_add(OUTPUT_ALLOWANCE));
         while cut < page.len() {
             self.write(&page[done..cut], out)?;
             done = cut;
             if matches!(&self.state, State::Running(stage) if stage.is_quiet()) {
                 break;
             }
-            cut = next_cut(page, cut);
+            // What is still open usually ends soon (a form's end tag after its last control):
+            // the next cuts are tried close by first, then further and further apart.
+            cut = next_cut(page, cut.saturating_add(step));
+            step = step.saturating_mul(2);
         }
         match self.state {
             State::Running(stage) if done > 0 && stage.is_quiet() => stage.end_copying(&page[done..], out),
@@ -363,16 +367,21 @@ impl Stage {
     }
 }
 
-/// Where to try the next cut of a page that was not quiet at `cut`: just past the first `>` at
-/// least [`CUT_STEP`] bytes on (a `>` is never part of a multi-byte character in the encodings
-/// lol_html parses), or the page's end.
-fn next_cut(page: &[u8], cut: usize) -> usize {
-    let from = cut.saturating_add(CUT_STEP).min(page.len());
+/// Where to try the next cut of a page that was not quiet: just past the first `>` at or after
+/// `from` (a `>` is never part of a multi-byte character in the encodings lol_html parses), or
+/// the page's end.
+fn next_cut(page: &[u8], from: usize) -> usize {
+    let from = from.min(page.len());
     memchr::memchr(b'>', &page[from..]).map_or(page.len(), |offset| from + offset + 1)
 }
 
-/// How far apart the cuts of a page that was not quiet yet are tried.
-const CUT_STEP: usize = 1024;
+/// How far past a cut where the page was not quiet yet the next one is tried; each miss doubles
+/// it, so a page that never goes quiet is written in a few pieces, not many.
+const FIRST_CUT_STEP: usize = 64;
+
+/// Room for what the rewrite adds to a whole page (the script tag, a form's tool attributes)
+/// beyond its own length, reserved once.
+const OUTPUT_ALLOWANCE: usize = 1024;
 
 #[cfg(test)]
 thread_local! {

@@ -166,7 +166,7 @@ fn a_page_is_copied_only_once_nothing_is_open() {
     // A fragment gets the script at its end: nothing is copied before that.
     let (_, copied) = both_ways(&format!("<tool name=a>A</tool>{text}"), &allowed);
     assert_eq!(copied, 0);
-    // Once the element has ended, the next cut (past 1 KiB on) copies the rest.
+    // Once the element has ended, a later cut (further apart each time) copies the rest.
     let page = format!("{head}<tool name=b>{text}</tool>{text}");
     let (out, copied) = both_ways(&page, &allowed);
     assert!(copied > 0 && copied < after(&page, "</tool>"), "{copied}");
