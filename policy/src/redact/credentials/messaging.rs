@@ -9,6 +9,8 @@
 //!   that must decode to those digits), `.`, 6 characters (a timestamp), `.`, and 27 to 38 of
 //!   base64url (an HMAC). The id's two first characters start its trigger: the base64 of a first
 //!   digit and the `3` that starts every digit's byte (`MT` for `1`, `Mj` for `2`… `OT` for `9`).
+//! - Discord's older user tokens of accounts with two-factor sign-in: `mfa.` and the HMAC alone,
+//!   64 to 128 characters of base64url (84 in practice).
 //! - Meta's Graph API (Facebook, Instagram, WhatsApp Business): access tokens are `EAA` + letters
 //!   and digits, 100 and more in practice; 40 of both cases and digits are required, not followed
 //!   by base64's `+`, `/` or `=` (which would make them a slice of a base64 blob).
@@ -24,7 +26,7 @@ use super::{run, starts_word, vendors};
 /// inside its own scan, for about half of that. With Mailgun's `key-…` (see
 /// `vendors::MAILGUN_TRIGGER`) they make a set of their own, read independently of the others.
 pub(super) const TRIGGERS: &str = concat!(
-    r"SK[0-9a-f]{32}|AC[0-9a-f]{32}:[0-9a-f]{32}|EAA[0-9A-Za-z]{40}",
+    r"SK[0-9a-f]{32}|AC[0-9a-f]{32}:[0-9a-f]{32}|EAA[0-9A-Za-z]{40}|mfa\.[A-Za-z0-9_-]{64}",
     r"|(?:MT|Mj|Mz|ND|NT|Nj|Nz|OD|OT)[A-Za-z0-9_-]{21,26}\.[A-Za-z0-9_-]{6}\.",
 );
 
@@ -34,9 +36,13 @@ const TWILIO_HEX: usize = 32;
 /// The fewest letters and digits after `EAA` taken as a Graph API token.
 const MIN_META_BODY: usize = 40;
 
+/// The longest HMAC after `mfa.` read as one (they are 84 characters).
+const MAX_MFA_BODY: usize = 128;
+
 /// Handles a match of `TRIGGERS` at `start`; returns where scanning resumes.
 pub(super) fn at_shape(text: &str, start: usize, out: &mut Vec<super::Finding>) -> usize {
-    let end = start + if text[start..].starts_with("EAA") { 3 } else { 2 };
+    let end =
+        start + if text[start..].starts_with("EAA") || text[start..].starts_with("mfa") { 3 } else { 2 };
     let bytes = text.as_bytes();
     if !starts_word(bytes, start) {
         return start + 1;
@@ -45,6 +51,7 @@ pub(super) fn at_shape(text: &str, start: usize, out: &mut Vec<super::Finding>) 
         "SK" => twilio_api_key(bytes, end),
         "AC" => twilio_auth_token(bytes, end),
         "EAA" => meta(bytes, start, end),
+        "mfa" => discord_mfa(bytes, start),
         _ => discord(bytes, start),
     };
     let Some((body, token_end, report_from)) = found else {
@@ -94,6 +101,13 @@ fn meta(bytes: &[u8], start: usize, from: usize) -> Option<(usize, usize, usize)
     let before = start.checked_sub(1).and_then(|at| bytes.get(at));
     (body.len() >= MIN_META_BODY && random && !in_base64(bytes.get(end)) && !in_base64(before))
         .then_some((from, end, start))
+}
+
+/// A Discord `mfa.` token starting at `start`: (the HMAC's start, the end, `start`).
+fn discord_mfa(bytes: &[u8], start: usize) -> Option<(usize, usize, usize)> {
+    let from = start + "mfa.".len();
+    let end = run(bytes, from, MAX_MFA_BODY + 1, super::is_base64url);
+    (end - from <= MAX_MFA_BODY).then_some((from, end, start))
 }
 
 /// A Discord bot token starting at `start`: (the HMAC's start, the end, `start`).

@@ -22,6 +22,9 @@ pub(super) enum Holds {
     /// `user` + this separator + the password (`user:pw`, `user%pw`, `user,pw`); without the
     /// separator the command prompts.
     UserThen(u8),
+    /// As [`Holds::UserThen`], but the whole value is a token when the command line asks for
+    /// bearer authentication (HTTPie's `-A bearer -a <token>`, `--auth-type=bearer`).
+    UserOrToken(u8),
     /// OpenSSL's pass phrase argument: only `pass:…` holds one (`env:`, `file:`, `fd:`, `stdin`
     /// say where it is kept).
     Source,
@@ -46,6 +49,10 @@ const fn glued(name: &'static str) -> Flag {
 
 const fn user(name: &'static str, separator: u8) -> Flag {
     Flag { name, reads: Reads::Next, holds: Holds::UserThen(separator) }
+}
+
+const fn user_or_token(name: &'static str, separator: u8) -> Flag {
+    Flag { name, reads: Reads::Next, holds: Holds::UserOrToken(separator) }
 }
 
 const fn source(name: &'static str) -> Flag {
@@ -176,7 +183,7 @@ const COMMANDS: &[Command] = &[
             cookies("--cookie"),
         ],
     ),
-    command(HTTPIE, &[user("-a", b':'), user("--auth", b':')]),
+    command(HTTPIE, &[user_or_token("-a", b':'), user_or_token("--auth", b':')]),
     command(SYSINTERNALS, &[next("-p")]),
     command(&["sshpass"], &[next("-p")]),
     Command {
@@ -204,6 +211,9 @@ const COMMANDS: &[Command] = &[
         flags: &[next("--value")],
         positional: Positional::None,
     },
+    // A machine's or a database server's first administrator: `az vm create`, `az vmss create`,
+    // `az sql server create`, `az postgres flexible-server create`, `az mysql … create`.
+    command(AZ, &[next("--admin-password"), next("--administrator-login-password")]),
     command(
         &["openssl"],
         &[

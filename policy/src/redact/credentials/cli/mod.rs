@@ -84,11 +84,29 @@ fn read_command(
     for (index, word) in words.iter().enumerate() {
         for flag in command.flags {
             if let Some(value) = flag_value(text, flag, *word, words.get(index + 1).copied()) {
-                report(text, value, flag.holds, out);
+                let holds = match flag.holds {
+                    Holds::UserOrToken(_) if asks_bearer(text, words) => Holds::Password,
+                    holds => holds,
+                };
+                report(text, value, holds, out);
             }
         }
     }
     positional::read(text, command.positional, words, line_end, out);
+}
+
+/// Whether the command line picks bearer authentication: `-A bearer`, `-Abearer`,
+/// `--auth-type bearer` or `--auth-type=bearer` (HTTPie's spellings, in any case).
+fn asks_bearer(text: &str, words: &[Word]) -> bool {
+    let written = |word: &Word| text[word.start..word.end].trim_matches(['\'', '"']);
+    words.iter().enumerate().any(|(index, word)| {
+        let word = written(word);
+        let value = match word {
+            "-A" | "--auth-type" => words.get(index + 1).map(written).unwrap_or_default(),
+            _ => word.strip_prefix("--auth-type=").or_else(|| word.strip_prefix("-A")).unwrap_or_default(),
+        };
+        value.eq_ignore_ascii_case("bearer")
+    })
 }
 
 /// SQL's `CREATE USER … IDENTIFIED BY 'password'` (MySQL, Oracle, Snowflake…): the word after
@@ -264,7 +282,7 @@ fn report(text: &str, value: Word, holds: Holds, out: &mut Vec<super::Finding>) 
     let written = &text[inner.start..inner.end];
     let password = match holds {
         Holds::Password => inner,
-        Holds::UserThen(separator) => {
+        Holds::UserThen(separator) | Holds::UserOrToken(separator) => {
             let Some(at) = written.bytes().position(|b| b == separator) else { return };
             Word { start: inner.start + at + 1, end: inner.end }
         }

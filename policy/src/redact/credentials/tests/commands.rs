@@ -44,6 +44,18 @@ fn passwords_given_as_options() {
         ("az keyvault secret set --name db --vault-name kv --value='Xk9mQ2vL7pz'", "Xk9mQ2vL7pz"),
         ("az login --service-principal -u http://app -p Xk9mQ2vL7pz --tenant t", "Xk9mQ2vL7pz"),
         ("az login --service-principal --username app --password=Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        // With bearer authentication HTTPie's `-a` holds the token whole.
+        ("http -A bearer -a Xk9mQ2vL7pzR4tW https://api.internal/v1", "Xk9mQ2vL7pzR4tW"),
+        ("xh --auth-type=bearer --auth 'Xk9mQ2vL7pzR4tW' api.internal/v1", "Xk9mQ2vL7pzR4tW"),
+        ("http -a Xk9mQ2vL7pzR4tW --auth-type Bearer pie.dev/bearer", "Xk9mQ2vL7pzR4tW"),
+        (
+            "az vm create -g rg -n vm1 --image Ubuntu2204 --admin-username azureuser --admin-password 'Xk9!mQ2vL7pz'",
+            "Xk9!mQ2vL7pz",
+        ),
+        (
+            "az postgres flexible-server create --name pg --administrator-login dba --administrator-login-password Xk9mQ2vL7pz",
+            "Xk9mQ2vL7pz",
+        ),
     ];
     for (text, password) in cases {
         assert_secret(text, password);
@@ -115,6 +127,10 @@ fn prompts_variables_and_other_options_are_not_passwords() {
         "curl -b \"session=$SESSION\" https://x",
         "http -a alice https://x",
         "http -a \"alice:$PASS\" https://x",
+        "http -A basic -a alice https://x",
+        "http -A bearer -a \"$TOKEN\" https://x",
+        "az vm create -g rg -n vm1 --admin-password \"$ADMIN_PW\"",
+        "az vm create -g rg -n vm1 --generate-ssh-keys",
         "http -v https://x",
         "psexec \\\\host -u admin cmd",
         "psexec \\\\host -s -i cmd",

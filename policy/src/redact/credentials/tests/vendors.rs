@@ -154,6 +154,17 @@ fn discord_bot_tokens() {
 }
 
 #[test]
+fn discord_mfa_tokens() {
+    assert_token_everywhere(&join(&["mf", "a.", &chars(192, 84, BASE64URL)]));
+    assert_token_everywhere(&join(&["mf", "a.", &chars(193, 70, BASE64URL)]));
+    // A filler HMAC is a documentation sample; a short word after `mfa.` is a setting's name.
+    assert_look_alike_everywhere(&join(&["mf", "a.", &"x".repeat(84)]));
+    for text in ["mfa.enabled = true", "mfa.required_for_admins", "see mfa.md for the steps"] {
+        assert_clean(text);
+    }
+}
+
+#[test]
 fn meta_graph_api_tokens() {
     assert_token_everywhere(&join(&["EA", "A", &chars(190, 180, BASE62)]));
     assert_token_everywhere(&join(&["EA", "AB", &chars(191, 40, BASE62)]));
