@@ -38,6 +38,14 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
         let particle = PARTICLES.iter().filter_map(|particle| rest[..word].find(particle)).min();
         name_end += particle.unwrap_or(word);
     }
+    // `pass phrase`, written as two words, is one name.
+    let phrase_end = name_end + " phrase".len();
+    if text[name_start..name_end].eq_ignore_ascii_case("pass")
+        && text.get(name_end..phrase_end).is_some_and(|word| word.eq_ignore_ascii_case(" phrase"))
+        && !bytes.get(phrase_end).copied().is_some_and(is_name)
+    {
+        name_end = phrase_end;
+    }
     let query = name_start > 0 && matches!(bytes[name_start - 1], b'?' | b'&');
     let dashes = run(bytes, name_start, 2, |b| b == b'-') - name_start;
     name_start += run(bytes, name_start, 8, |b| b == b'-' || b == b'.') - name_start;

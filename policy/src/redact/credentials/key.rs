@@ -155,7 +155,10 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
         return None;
     }
-    if SECRET_WORDS.contains(&last) || ends_in_secret(last) {
+    if SECRET_WORDS.contains(&last)
+        || ends_in_secret(last)
+        || (last == "phrase" && earlier.last() == Some(&"pass"))
+    {
         return Some(Key::Secret { weak: false });
     }
     if last == "auth" {

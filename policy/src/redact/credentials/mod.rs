@@ -96,8 +96,8 @@ const TOKEN_TRIGGERS: &str = concat!(
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
 /// Russian and Ukrainian, Japanese, Chinese, Korean, Polish, Swedish, Danish, Finnish, Turkish,
 /// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has, and
-/// `credentials`/`creds` (the key-word set is full). A regex of their own: mixed into the shape
-/// triggers they slowed every scan by a quarter.
+/// `credentials`/`creds` and Wi-Fi's `PSK`/`Psk` (the key-word set is full). A regex of their
+/// own: mixed into the shape triggers they slowed every scan by a quarter.
 const WORD_TRIGGERS: &str = concat!(
     "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}|\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
     "|\u{41f}\u{410}\u{420}\u{41e}\u{41b}\u{42c}|\u{30d1}\u{30b9}\u{30ef}\u{30fc}\u{30c9}",
@@ -105,7 +105,7 @@ const WORD_TRIGGERS: &str = concat!(
     "|[Hh]as\u{142}o|HAS\u{141}O|[Ll]\u{f6}senord|L\u{d6}SENORD|[Aa]dgangskode|ADGANGSKODE",
     "|[Ss]alasana|SALASANA|[\u{15f}\u{15e}]ifre|[Jj]elsz\u{f3}|JELSZ\u{d3}",
     "|\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}|\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
-    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS",
+    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk",
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in

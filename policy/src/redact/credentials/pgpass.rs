@@ -1,14 +1,16 @@
 //! Lines of PostgreSQL's password file (`~/.pgpass`, `PGPASSFILE`):
 //! `hostname:port:database:username:password`, where any of the first four may be `*` and `\:`
-//! and `\\` escape inside a field. A line is found by its port (PostgreSQL's `5432`, or `*`) and
-//! read whole: exactly five fields, the port digits or `*`, the other names without blanks; the
-//! fifth, to the line's end, is the password.
+//! and `\\` escape inside a field. A line is found by its port (PostgreSQL's `5432`, the next
+//! ones a second cluster on the host takes, `5433` and `5434`, PgBouncer's `6432`, the managed
+//! services' `25060`, or `*`) and read whole: exactly five fields, the port digits or `*`, the
+//! other names without blanks; the fifth, to the line's end, is the password.
 
 use super::Finding;
 use super::value::Value;
 
-/// The port field between its neighbours.
-pub(super) const TRIGGERS: &str = r":5432:|:\*:";
+/// The port field between its neighbours: literals, so the source set stays a literal set (a
+/// class of digits after `:` would have its prefilter stop at every `:` of a page).
+pub(super) const TRIGGERS: &str = r":5432:|:5433:|:5434:|:6432:|:25060:|:\*:";
 
 /// Longest line read, in bytes.
 const MAX_LINE: usize = 512;

@@ -135,7 +135,10 @@ pub(super) fn block_scalar(text: &str, name_start: usize, indicator: Value) -> O
 /// letters that make no sentence (see `placeholder::is_sentence`), up to a line break or a ` #`
 /// comment. `None` otherwise.
 pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Value> {
-    if first.quoted || !name.to_ascii_lowercase().ends_with("passphrase") {
+    // Also written as two words: `pass phrase`, `pass-phrase`, `Pass_Phrase`.
+    let joined: String =
+        name.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).map(|c| c.to_ascii_lowercase()).collect();
+    if first.quoted || !joined.ends_with("passphrase") {
         return None;
     }
     let rest = &text[first.start..];

@@ -232,7 +232,11 @@ fn short_names_and_passphrases_of_words() {
     assert_secret("smtpPw = \"Hx8mQ2vL\"", "Hx8mQ2vL");
     assert_secret("passphrase: correct horse battery staple", "correct horse battery staple");
     assert_secret("gpg_passphrase: purple monkey dishwasher # rotated", "purple monkey dishwasher");
+    // The name in two words.
+    assert_secret("pass phrase: correct horse battery staple", "correct horse battery staple");
+    assert_secret("Key pass-phrase: purple monkey dishwasher", "purple monkey dishwasher");
     for text in [
+        "pass phrase: must be at least twelve characters",
         "upward: trend",
         "PWA: enabled",
         "the pw field is required",
@@ -248,6 +252,11 @@ fn wifi_pre_shared_keys() {
     assert_secret("network={\n  ssid=\"Office\"\n  psk=\"blue heron sunrise\"\n}", "blue heron sunrise");
     assert_secret("wpa_psk=9f0c7d5e2b1a48c6d3e7f8a9b0c1d2e3", "9f0c7d5e2b1a48c6d3e7f8a9b0c1d2e3");
     assert_clean("the psk is configured per site");
+    // In capitals, as router pages and Wi-Fi QR labels write it.
+    assert_secret("PSK = Xk9mQ2vL7pzR", "Xk9mQ2vL7pzR");
+    assert_secret("WPA2 PSK: Xk9mQ2vL7pzR", "Xk9mQ2vL7pzR");
+    assert_clean("Security: WPA2-PSK (AES)");
+    assert_clean("PSK: required for WPA2-Personal networks");
 }
 
 #[test]

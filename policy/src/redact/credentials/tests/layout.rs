@@ -153,4 +153,9 @@ fn pgpass_lines() {
     assert_clean("connect to db.internal:5432:shop now");
     assert_clean("a:*:b:c");
     assert_clean("db.internal:5432:shop:app:changeme");
+    // The ports of a second cluster, PgBouncer and managed services.
+    assert_secret("db.internal:6432:shop:app:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("replica:5433:*:alice:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("db-do-user-1.db.ondigitalocean.com:25060:defaultdb:doadmin:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_clean("listening on 0.0.0.0:6432: ready");
 }
