@@ -156,12 +156,19 @@ impl PageRewriter {
         result
     }
 
-    /// Rewrites a whole document: the same output as [`write`](Self::write) of `page` then
-    /// [`end`](Self::end), for a page whose every byte is at hand. Seeing the page before
+    /// Rewrites a whole document, for a page whose every byte is at hand. Seeing the page before
     /// lol_html's handlers are built, it leaves out the filter handlers that cannot act on it
     /// (`survey.rs`): each costs every start tag a check, and the comment scan makes lol_html
     /// lex every byte instead of scanning for tags. And once lol_html has read past the last
-    /// byte any handler can act on, with nothing left open, the rest is copied as it is.
+    /// start tag any handler acts on, with nothing left open, the rest is copied as it is.
+    ///
+    /// The output is that of [`write`](Self::write) of `page` then [`end`](Self::end), with two
+    /// differences in the copied rest, neither of which can hold anything a handler removes:
+    /// text that lol_html would have decoded and encoded again for a text handler (a
+    /// `<script>`'s, say) keeps its own bytes where they do not survive that round trip (bytes
+    /// invalid in the page's encoding, characters the encoder writes as references); and a token
+    /// too large for lol_html's memory limit is copied instead of failing the page (the page is
+    /// in memory already).
     pub fn rewrite_whole(mut self, page: &[u8], out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
         // Only a filtering rewriter has handlers to leave out.
         if matches!(&self.state, State::Sniffing { prefix, policy: Some(_), .. } if prefix.is_empty()) {
@@ -169,12 +176,13 @@ impl PageRewriter {
         }
         // The answer probe reads every element and the title's text: it needs the whole page.
         let mut cut = if self.probe.is_some() { usize::MAX } else { self.survey.quiet_from };
-        let (mut done, mut step) = (0, FIRST_CUT_STEP);
+        let (mut done, mut step, mut quiet) = (0, FIRST_CUT_STEP, false);
         out.reserve(page.len().saturating_add(OUTPUT_ALLOWANCE));
         while cut < page.len() {
             self.write(&page[done..cut], out)?;
             done = cut;
-            if matches!(&self.state, State::Running(stage) if stage.is_quiet()) {
+            quiet = matches!(&self.state, State::Running(stage) if stage.is_quiet());
+            if quiet {
                 break;
             }
             // What is still open usually ends soon (a form's end tag after its last control):
@@ -183,7 +191,7 @@ impl PageRewriter {
             step = step.saturating_mul(2);
         }
         match self.state {
-            State::Running(stage) if done > 0 && stage.is_quiet() => stage.end_copying(&page[done..], out),
+            State::Running(stage) if quiet => stage.end_copying(&page[done..], out),
             _ => {
                 self.write(&page[done..], out)?;
                 self.end(out)

@@ -220,7 +220,12 @@ mod tests {
             // What ends the name `form` (anything else would make another element).
             after_name in prop::sample::select(&[" ", "/", "\n", ">"][..]),
             pieces in prop::collection::vec(
-                prop::sample::select(&["a", "=", "\"", "'", "/", ">", " ", "\n", "<", "x"][..]),
+                prop::sample::select(
+                    &[
+                        "a", "=", "\"", "'", "/", ">", " ", "\n", "<", "x", "\t", "\r", "\x0C", "\x0B", "\0", "é",
+                        "&", "`", "!", "-",
+                    ][..],
+                ),
                 0..16,
             )
         ) {

@@ -71,8 +71,9 @@ pub(super) struct Survey {
     /// A comment may hold tool markup (`leaks::comments`): the comment scan, which keeps lol_html
     /// lexing every byte.
     pub(super) comments: bool,
-    /// No handler acts on anything that starts at or after this byte; `usize::MAX` when that
-    /// is not known.
+    /// No start tag of an element a handler acts on, and no `toolname`, ends after this byte;
+    /// `usize::MAX` when that is not known. What follows may still be the text or the end tag of
+    /// an element opened before it, which the rewriter checks for (`Stage::is_quiet`).
     pub(super) quiet_from: usize,
 }
 
@@ -161,8 +162,9 @@ fn tag_at(name: &[u8]) -> Option<Tag> {
 const TOOL_NAME: &[u8] = b"toolname";
 
 /// Where the last `toolname` in `page` ends, in any case: the page is lower-cased a block at a
-/// time on the stack, from its end (the blocks overlap by the word's length less one, so a word
-/// across two blocks is whole in the later one), and searched with a vectorised substring
+/// time on the stack, from its end (each block reaches the word's length less one into the
+/// next, so a word across two blocks is whole in the one it starts in), and searched with a
+/// vectorised substring
 /// search. Looking for `t` and comparing there stops at about one byte in twenty of ordinary
 /// text.
 fn last_tool_name(page: &[u8]) -> Option<usize> {

@@ -102,7 +102,7 @@ fn same_both_ways(input: &str, allowed: &PagePolicy) -> Result<(), TestCaseError
     let whole = run_whole(input.as_bytes(), allowed);
     match (streamed, whole) {
         (Ok(streamed), Ok(whole)) => {
-            prop_assert_eq!(String::from_utf8_lossy(&whole.0), String::from_utf8_lossy(&streamed.0));
+            prop_assert_eq!(whole.0, streamed.0);
             prop_assert_eq!(whole.1, streamed.1);
         }
         (Err(streamed), Err(whole)) => prop_assert_eq!(whole.to_string(), streamed.to_string()),
@@ -117,8 +117,8 @@ fn both_ways(input: &str, allowed: &PagePolicy) -> (String, usize) {
     let (streamed, streamed_summary) = run(input.as_bytes(), allowed, 5).expect("streamed");
     COPIED.set(0);
     let (whole, whole_summary) = run_whole(input.as_bytes(), allowed).expect("whole");
+    assert_eq!(whole, streamed, "{input:.300}");
     let whole = String::from_utf8_lossy(&whole).into_owned();
-    assert_eq!(whole, String::from_utf8_lossy(&streamed), "{input:.300}");
     assert_eq!(whole_summary, streamed_summary);
     (whole, COPIED.get())
 }
@@ -171,6 +171,23 @@ fn a_page_is_copied_only_once_nothing_is_open() {
     let (out, copied) = both_ways(&page, &allowed);
     assert!(copied > 0 && copied < after(&page, "</tool>"), "{copied}");
     assert_eq!(out.matches("words").count(), 200);
+}
+
+#[test]
+fn the_copied_rest_keeps_its_own_bytes_and_is_not_held_in_lol_html() {
+    let allowed = policy(&["a"], &[], rules(Vec::new(), false));
+    // Text a text handler would have decoded and encoded again (a byte invalid in UTF-8 becomes
+    // U+FFFD) keeps its bytes once copied.
+    let page = b"<head></head><tool name=a></tool><p>x</p><script>\xff</script>";
+    let (streamed, _) = run(page, &allowed, 5).expect("streamed");
+    let (whole, _) = run_whole(page, &allowed).expect("whole");
+    assert!(streamed.ends_with("<script>\u{FFFD}</script>".as_bytes()));
+    assert!(whole.ends_with(b"<script>\xff</script>"));
+    // A token larger than lol_html's memory limit fails the streamed page; copied, it passes.
+    let page = format!("<head></head><tool name=a></tool><p title=\"{}\">x</p>", "y".repeat(300 * 1024));
+    assert!(matches!(run(page.as_bytes(), &allowed, 1024), Err(RewriteError::MemoryLimitExceeded)));
+    let (whole, _) = run_whole(page.as_bytes(), &allowed).expect("whole");
+    assert!(whole.ends_with(b"yyy\">x</p>"));
 }
 
 #[test]
