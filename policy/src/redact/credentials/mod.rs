@@ -43,6 +43,7 @@ mod html;
 mod jwk;
 mod jwt;
 mod key;
+mod login;
 mod messaging;
 mod otp;
 mod pem;
@@ -96,8 +97,9 @@ const TOKEN_TRIGGERS: &str = concat!(
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
 /// Russian and Ukrainian, Japanese, Chinese, Korean, Polish, Swedish, Danish, Finnish, Turkish,
 /// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has, and
-/// `credentials`/`creds` and Wi-Fi's `PSK`/`Psk` (the key-word set is full). A regex of their
-/// own: mixed into the shape triggers they slowed every scan by a quarter.
+/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk` and `login` before a user and password pair
+/// (`login.rs`) (the key-word set is full). A regex of their own: mixed into the shape triggers
+/// they slowed every scan by a quarter.
 const WORD_TRIGGERS: &str = concat!(
     "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}|\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
     "|\u{41f}\u{410}\u{420}\u{41e}\u{41b}\u{42c}|\u{30d1}\u{30b9}\u{30ef}\u{30fc}\u{30c9}",
@@ -105,7 +107,7 @@ const WORD_TRIGGERS: &str = concat!(
     "|[Hh]as\u{142}o|HAS\u{141}O|[Ll]\u{f6}senord|L\u{d6}SENORD|[Aa]dgangskode|ADGANGSKODE",
     "|[Ss]alasana|SALASANA|[\u{15f}\u{15e}]ifre|[Jj]elsz\u{f3}|JELSZ\u{d3}",
     "|\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}|\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
-    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk",
+    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk|[Ll]ogin|LOGIN",
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
@@ -281,6 +283,7 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
         b'k' if trigger.starts_with("kty") => jwk::at_kty(text, start, end, out),
         b'P' if trigger.starts_with("PuTTY") => putty::at_header(text, end, out),
         b'b' | b'B' if trigger.eq_ignore_ascii_case("basic") => header::basic(text, start, end, out),
+        b'l' | b'L' if trigger.eq_ignore_ascii_case("login") => login::at_word(text, start, end, out),
         _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),
         b'A' if trigger.len() == 4 && trigger != "AIza" => aws::at_key_id(text, start, out),
         b'g' if trigger.starts_with("gh") || trigger.starts_with("github") => {

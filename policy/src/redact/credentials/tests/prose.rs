@@ -171,3 +171,21 @@ fn adverbs_longer_phrases_tables_and_bold_labels() {
     assert_clean("| Password | required |");
     assert_clean("the password for the new hire expired.");
 }
+
+#[test]
+fn a_user_and_password_pair_after_login() {
+    assert_secret("login: alice / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("Login = svc-backup | Xk9mQ2vL7pz.", "Xk9mQ2vL7pz");
+    assert_secret("VPN LOGIN:  jdoe / Tr0ub4dor&3x", "Tr0ub4dor&3x");
+    for text in [
+        "login: alice",
+        "Login: Settings / Profile",
+        "login: alice / changeme",
+        "login / register",
+        "blogin: alice / Xk9mQ2vL7pz",
+        "loginUrl: /auth / Xk9mQ2vL7pz",
+        "Login: see the wiki / ask IT",
+    ] {
+        assert_clean(text);
+    }
+}

@@ -1,0 +1,42 @@
+//! A user and a password written as a pair after the word for signing in: `login: alice /
+//! Xk9mQ2vL7pz`, `Login = svc | Xk9mQ2vL7pz`. `login` names the sign-in, not a secret, so only the
+//! pair counts (`login: alice` names a user), and only a second word that looks like a secret on
+//! its own (`shape::looks_secret`): a navigation trail (`Login: Settings / Profile`) has none.
+//! The password alone is reported.
+
+use super::value::Value;
+use super::{Finding, run, shape};
+
+/// Longest user name read.
+const MAX_USER: usize = 64;
+
+/// Longest password read.
+const MAX_PASSWORD: usize = 256;
+
+/// Handles the word `login` at `start..end`; returns where scanning resumes.
+pub(super) fn at_word(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
+    let bytes = text.as_bytes();
+    let joined = |at: Option<&u8>| at.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    if joined(start.checked_sub(1).and_then(|before| bytes.get(before))) || joined(bytes.get(end)) {
+        return end;
+    }
+    let spaces = |from: usize| run(bytes, from, 8, |b| b == b' ' || b == b'\t');
+    let separator = spaces(end);
+    if !matches!(bytes.get(separator), Some(b':' | b'=')) {
+        return end;
+    }
+    let user = spaces(separator + 1);
+    let user_end = run(bytes, user, MAX_USER, |b| b.is_ascii_graphic() && !matches!(b, b'/' | b'|'));
+    let Some(pair) = [" / ", " | "].iter().find(|pair| text[user_end..].starts_with(**pair)) else {
+        return end;
+    };
+    let password = user_end + pair.len();
+    let written_end = run(bytes, password, MAX_PASSWORD, |b| b.is_ascii_graphic());
+    // Punctuation that ends the sentence is not the password's.
+    let password_end = password + text[password..written_end].trim_end_matches(['.', ',', ';', ')']).len();
+    if user == user_end || !shape::looks_secret(&text[password..password_end]) {
+        return end;
+    }
+    super::password(text, Value { start: password, end: password_end, quoted: false }, out);
+    password_end
+}
