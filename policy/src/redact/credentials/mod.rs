@@ -54,6 +54,7 @@ mod putty;
 mod shape;
 mod table;
 mod url;
+mod userinfo;
 mod value;
 mod vendors;
 mod wifi;
@@ -150,6 +151,7 @@ const COMMAND_SET: usize = 4;
 const CODE_SET: usize = 5;
 const SOURCE_SET: usize = 6;
 const MESSAGING_SET: usize = 7;
+const AT_SET: usize = 8;
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -166,6 +168,8 @@ static MESSAGING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!("{}|{}", messaging::TRIGGERS, vendors::MAILGUN_TRIGGER))
         .expect("messaging triggers are valid")
 });
+static AT_SIGNS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(userinfo::TRIGGERS).expect("the at sign trigger is valid"));
 static CODES: LazyLock<Regex> = LazyLock::new(|| Regex::new(otp::TRIGGERS).expect("code triggers are valid"));
 static COMMANDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(cli::TRIGGERS).expect("command triggers are valid"));
@@ -183,7 +187,8 @@ static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let triggers = [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES, &*SOURCES, &*MESSAGING];
+    let triggers =
+        [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES, &*SOURCES, &*MESSAGING, &*AT_SIGNS];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
     // The end of the last secret reported: the key words inside it are part of it, and reading
@@ -203,15 +208,16 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         };
         let (start, end) = (found.start(), found.end());
         match set {
-            // Command lines, one-time codes, source code and messaging tokens are read on their
+            // Command lines, one-time codes, source code, messaging tokens and `user:pw@host` are read on their
             // own: a recognizer of the other sets that read past one of their triggers
             // (`passcode` as a key word, a token given as a password) does not hide it, and they
             // hide nothing from the others.
-            COMMAND_SET | CODE_SET | SOURCE_SET | MESSAGING_SET => {
+            COMMAND_SET | CODE_SET | SOURCE_SET | MESSAGING_SET | AT_SET => {
                 let resume = match set {
                     COMMAND_SET => cli::at_trigger(text, start, end, out),
                     CODE_SET => otp::at_name(text, start, end, out),
                     SOURCE_SET => at_source(text, start, end, out),
+                    AT_SET => userinfo::at_sign(text, start, out),
                     _ => at_messaging(text, start, end, out),
                 };
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));

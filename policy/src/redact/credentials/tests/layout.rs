@@ -159,3 +159,28 @@ fn pgpass_lines() {
     assert_secret("db-do-user-1.db.ondigitalocean.com:25060:defaultdb:doadmin:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_clean("listening on 0.0.0.0:6432: ready");
 }
+
+#[test]
+fn user_and_password_before_a_host_without_a_scheme() {
+    assert_secret("ssh admin:Xk9mQ2vL7pz@10.0.0.5", "Xk9mQ2vL7pz");
+    assert_secret("connect with root:Hunter2024!@db01.corp.example:5432 then", "Hunter2024!");
+    assert_secret("(svc_backup:Tr0ub4dor&3x@localhost)", "Tr0ub4dor&3x");
+    assert_secret("proxy=ops:Qz7vLm2pX9@[2001:db8::1]:3128", "Qz7vLm2pX9");
+    assert_secret("psql app:Xk9mQ2vL7pz@db01:5432/shop", "Xk9mQ2vL7pz");
+    for text in [
+        "mailto:jane@corp.example",
+        "Re:jane@corp.example",
+        "write to jane@corp.example",
+        "user:password@host.example",
+        "alice:changeme@10.0.0.5",
+        "git@github.com:org/repo.git",
+        "at 10:30@home",
+        "ratio 3:1@2x scale",
+        "admin:Xk9mQ2vL7pz@build",
+    ] {
+        assert_clean(text);
+    }
+    // A URL's userinfo and a Go DSN are read by their own recognizers, once.
+    assert_eq!(redacted("https://admin:Xk9mQ2vL7pz@10.0.0.5/x"), ["Xk9mQ2vL7pz"]);
+    assert_eq!(redacted("app:Xk9mQ2vL7pz@tcp(db:3306)/shop"), ["Xk9mQ2vL7pz"]);
+}
