@@ -3,7 +3,7 @@
 //! DB password is …", "Passwort …"), in the columns of a CSV table, or whole JSON strings under
 //! a secret-named key ([`secret_under_key`]).
 //!
-//! Eight regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
+//! Nine regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
 //! `ghp_` or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`), more vendor prefixes (`sk-`,
 //! `dckr_pat_`, `hvs.`…), key words (`pass`, `pw`, `secret`, `token`, `key`, `auth`, `bearer`,
 //! `basic`, and the words for a password of other languages), the word for a password in the
@@ -11,7 +11,8 @@
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
 //! of one-time codes, and what source code, device configurations and Wi-Fi QR codes write
 //! around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `, `WIFI:`),
-//! and the whole shapes of tokens whose prefix is too short to say "token" alone (`messaging`).
+//! the whole shapes of tokens whose prefix is too short to say "token" alone (`messaging`), and
+//! `@`, for `user:password@host` written without a scheme (`userinfo`).
 //! Each set is kept small: a literal set the regex prefilter scans fast costs about a
 //! microsecond per 8 KB, where one set of all of them cost fourteen. Ordinary prose matches a
 //! trigger only now and then, and a key word with no separator after its name is dropped after a
