@@ -1,11 +1,15 @@
-//! A user and a password written as a pair after the word for signing in: `login: alice /
-//! Xk9mQ2vL7pz`, `Login = svc | Xk9mQ2vL7pz`. `login` names the sign-in, not a secret, so only the
-//! pair counts (`login: alice` names a user), and only a second word that looks like a secret on
-//! its own (`shape::looks_secret`): a navigation trail (`Login: Settings / Profile`) has none.
-//! The password alone is reported.
+//! A name and a password written as a pair after the word for what they open: `login: alice /
+//! Xk9mQ2vL7pz`, `Login = svc | Xk9mQ2vL7pz`, and a network's name and key after `Wi-Fi:`, `WiFi`
+//! or `WLAN` (`wifi: GuestNet / Xk9mQ2vL7pz`). The word names a sign-in, not a secret, so only
+//! the pair counts (`login: alice` names a user), and only a second word that looks like a
+//! secret on its own (`shape::looks_secret`): a navigation trail (`Login: Settings / Profile`)
+//! has none. The password alone is reported.
 
 use super::value::Value;
 use super::{Finding, run, shape};
+
+/// The words (without case) a pair follows; the word triggers' spellings of them.
+pub(super) const WORDS: [&str; 4] = ["login", "wifi", "wi-fi", "wlan"];
 
 /// Longest user name read.
 const MAX_USER: usize = 64;

@@ -85,7 +85,7 @@ const SHAPE_TRIGGERS: &str = concat!(
 );
 
 /// Triggers of more vendor prefixes: registries and platforms, secret stores, observability, AI
-/// providers (`sk-`), e-mail delivery, Figma, and Telegram's `:AA` (see `vendors`), a PEM block in
+/// providers (`sk-`), e-mail delivery, Figma, Tailscale, and Telegram's `:AA` (see `vendors`), a PEM block in
 /// base64 (`pem`), and the prefixes of password hashes (`hash`); with them (see `find`) the
 /// two- and three-letter prefixes of Twilio, Discord and Meta (`messaging`) and Mailgun's keys.
 /// A regex of their own: in the shape triggers they made that prefilter five times slower.
@@ -93,14 +93,14 @@ const TOKEN_TRIGGERS: &str = concat!(
     r"sk-|dckr_(?:pat|oat)_|ATATT3|ATBB|dapi|sq0(?:atp|csp)-|HRKU-|hv[sbr]\.|\.atlasv1\.|gl(?:sa|c)_",
     r"|sntry[su]_|lin_api_|ntn_|PMAK-|NRAK-|pscale_(?:tkn|pw|oauth)_|sbp_|sb_secret_|dp\.(?:pt|st|sa|ct)\.",
     r"|pul-|rubygems_|CLOJARS_|[sp]k\.eyJ|gsk_|r8_|pplx-|xai-|nvapi-|:AA|LS0tLS1CRUdJTi|secret_",
-    r"|x(?:keys|smtps)ib-|figd_",
+    r"|x(?:keys|smtps)ib-|figd_|tskey-",
 );
 
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
 /// Russian and Ukrainian, Japanese, Chinese, Korean, Polish, Swedish, Danish, Finnish, Turkish,
 /// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has, and
-/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk` and `login` before a user and password pair
-/// (`login.rs`) (the key-word set is full). A regex of their own: mixed into the shape triggers
+/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk`, and `login`, `Wi-Fi` and `WLAN` before a name and
+/// password pair (`login.rs`) (the key-word set is full). A regex of their own: mixed into the shape triggers
 /// they slowed every scan by a quarter.
 const WORD_TRIGGERS: &str = concat!(
     "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}|\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
@@ -109,7 +109,7 @@ const WORD_TRIGGERS: &str = concat!(
     "|[Hh]as\u{142}o|HAS\u{141}O|[Ll]\u{f6}senord|L\u{d6}SENORD|[Aa]dgangskode|ADGANGSKODE",
     "|[Ss]alasana|SALASANA|[\u{15f}\u{15e}]ifre|[Jj]elsz\u{f3}|JELSZ\u{d3}",
     "|\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}|\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
-    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk|[Ll]ogin|LOGIN",
+    "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk|[Ll]ogin|LOGIN|[Ww]i-?[Ff]i|WI-?FI|WLAN|[Ww]lan",
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
@@ -290,7 +290,9 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
         b'k' if trigger.starts_with("kty") => jwk::at_kty(text, start, end, out),
         b'P' if trigger.starts_with("PuTTY") => putty::at_header(text, end, out),
         b'b' | b'B' if trigger.eq_ignore_ascii_case("basic") => header::basic(text, start, end, out),
-        b'l' | b'L' if trigger.eq_ignore_ascii_case("login") => login::at_word(text, start, end, out),
+        _ if login::WORDS.iter().any(|word| trigger.eq_ignore_ascii_case(word)) => {
+            login::at_word(text, start, end, out)
+        }
         _ if is_keyword(trigger) => assign::at_keyword(text, start, end, out),
         b'A' if trigger.len() == 4 && trigger != "AIza" => aws::at_key_id(text, start, out),
         b'g' if trigger.starts_with("gh") || trigger.starts_with("github") => {

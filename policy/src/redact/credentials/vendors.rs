@@ -35,6 +35,8 @@
 //! - E-mail delivery: Mailgun's legacy `key-` + 32 lower-case letters and digits (the key in
 //!   Mailgun's documentation is a look-alike); Brevo's (formerly Sendinblue) `xkeysib-` and
 //!   `xsmtpsib-` + 64 hex + `-` + 16. Design: Figma's personal access tokens `figd_` + ≥ 32.
+//!   Networks: Tailscale's auth, API and OAuth client keys `tskey-` + a kind, an id and a
+//!   secret joined by `-`, ≥ 30 in all.
 //! - Twilio, Discord bots and Meta's Graph API, whose prefixes are two or three letters: see
 //!   `messaging`.
 //!
@@ -162,6 +164,7 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
         "xai-" => base62_at_least(70),
         "xkeysib-" | "xsmtpsib-" => brevo(bytes, end),
         "figd_" => base64url_at_least(32),
+        "tskey-" => found(at_least(bytes, end, 30, |b| b.is_ascii_alphanumeric() || b == b'-'), end),
         _ => (end, None),
     };
     let body_end = trim_dots(bytes, end, body_end);

@@ -177,6 +177,10 @@ fn a_user_and_password_pair_after_login() {
     assert_secret("login: alice / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_secret("Login = svc-backup | Xk9mQ2vL7pz.", "Xk9mQ2vL7pz");
     assert_secret("VPN LOGIN:  jdoe / Tr0ub4dor&3x", "Tr0ub4dor&3x");
+    // A network's name and key after Wi-Fi or WLAN.
+    assert_secret("wifi: GuestNet / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("Wi-Fi = Office-5G | Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("WLAN: Lab / Tr0ub4dor&3x", "Tr0ub4dor&3x");
     for text in [
         "login: alice",
         "Login: Settings / Profile",
@@ -185,6 +189,9 @@ fn a_user_and_password_pair_after_login() {
         "blogin: alice / Xk9mQ2vL7pz",
         "loginUrl: /auth / Xk9mQ2vL7pz",
         "Login: see the wiki / ask IT",
+        "Wi-Fi: 2.4 GHz / 5 GHz",
+        "wlan0: 10.0.0.5 / 24",
+        "WiFi: Guest / Staff networks",
     ] {
         assert_clean(text);
     }

@@ -154,6 +154,14 @@ fn discord_bot_tokens() {
 }
 
 #[test]
+fn tailscale_keys() {
+    assert_token_everywhere(&join(&["tskey", "-auth-kq8Zr2LmX7CNTRL-", &chars(194, 33, BASE62)]));
+    assert_token_everywhere(&join(&["tskey", "-api-kd4Wn7VpQ2CNTRL-", &chars(195, 33, BASE62)]));
+    assert_look_alike_everywhere(&join(&["tskey", "-auth-", &"x".repeat(40)]));
+    assert_clean("the tskey-auth prefix names an auth key");
+}
+
+#[test]
 fn discord_mfa_tokens() {
     assert_token_everywhere(&join(&["mf", "a.", &chars(192, 84, BASE64URL)]));
     assert_token_everywhere(&join(&["mf", "a.", &chars(193, 70, BASE64URL)]));
