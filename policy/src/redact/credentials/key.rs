@@ -69,9 +69,10 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
     "\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
 ];
 
-/// Whole last words that name a password (`senha` alone: `resenha` is a review; `pw` alone:
-/// `DB_PW`, `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
-const SECRET_WORDS: [&str; 6] = ["pass", "senha", "passe", "pw", "psk", "creds"];
+/// Whole last words that name a password (`senha` alone: `resenha` is a review; `clave` alone,
+/// Latin American Spanish's everyday word for one: `enclave` is none; `pw` alone: `DB_PW`,
+/// `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
+const SECRET_WORDS: [&str; 7] = ["pass", "senha", "clave", "passe", "pw", "psk", "creds"];
 
 const KEY_QUALIFIERS: [&str; 31] = [
     "api",
@@ -153,6 +154,11 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
         return (words.len() == 1).then_some(Key::Bearer);
     }
     if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
+        return None;
+    }
+    // `palabra clave` is a keyword, not a password.
+    let keyword = |word: &str| word.eq_ignore_ascii_case("palabra") || word.eq_ignore_ascii_case("palabras");
+    if last == "clave" && earlier.is_empty() && prose_before.is_some_and(keyword) {
         return None;
     }
     if SECRET_WORDS.contains(&last)

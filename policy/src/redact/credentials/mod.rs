@@ -99,8 +99,8 @@ const TOKEN_TRIGGERS: &str = concat!(
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
 /// Russian and Ukrainian, Japanese, Chinese, Korean, Polish, Swedish, Danish, Finnish, Turkish,
 /// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has, and
-/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk`, and `login`, `Wi-Fi` and `WLAN` before a name and
-/// password pair (`login.rs`) (the key-word set is full). A regex of their own: mixed into the shape triggers
+/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk`, Spanish's `clave`, and `login`, `Wi-Fi` and `WLAN`
+/// before a name and password pair (`login.rs`) (the key-word set is full). A regex of their own: mixed into the shape triggers
 /// they slowed every scan by a quarter.
 const WORD_TRIGGERS: &str = concat!(
     "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}|\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
@@ -110,6 +110,7 @@ const WORD_TRIGGERS: &str = concat!(
     "|[Ss]alasana|SALASANA|[\u{15f}\u{15e}]ifre|[Jj]elsz\u{f3}|JELSZ\u{d3}",
     "|\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}|\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
     "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk|[Ll]ogin|LOGIN|[Ww]i-?[Ff]i|WI-?FI|WLAN|[Ww]lan",
+    "|[Cc]lave|CLAVE",
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
@@ -126,7 +127,7 @@ const KEYWORD_TRIGGERS: &str = concat!(
 );
 
 /// The key-name triggers (and the ASCII ones of the word triggers), compared without case.
-const KEYWORDS_FOLDED: [&str; 14] = [
+const KEYWORDS_FOLDED: [&str; 15] = [
     "pass",
     "pw",
     "psk",
@@ -141,6 +142,7 @@ const KEYWORDS_FOLDED: [&str; 14] = [
     "kennwort",
     "credential",
     "creds",
+    "clave",
 ];
 
 /// The indexes of the trigger sets `find` walks (command lines and one-time codes are read on

@@ -194,6 +194,10 @@ fn the_word_for_a_password_in_more_languages() {
         "JELSZÓ",
         "סיסמה",
         "รหัสผ่าน",
+        // Latin American Spanish's everyday word, beside `contraseña`.
+        "clave",
+        "Clave",
+        "CLAVE",
     ] {
         assert_secret(&format!("{name}: {secret}"), secret);
         assert_secret(&format!("{name}={secret}"), secret);
@@ -201,6 +205,13 @@ fn the_word_for_a_password_in_more_languages() {
     }
     // The words in a sentence, with no value after them, name nothing.
     for text in ["Введите пароль ниже.", "パスワードを忘れた場合はこちら", "Zapomniałeś hasła? Podaj hasło."]
+    {
+        assert_clean(text);
+    }
+    assert_secret("Usuario: jperez / Clave: Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("tu clave es Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    // A keyword (`palabra clave`) and words that end in `clave` name no password.
+    for text in ["palabra clave: marketing", "enclave: 10.0.0.0/8", "Olvidé mi clave", "autoclave: 121 °C"]
     {
         assert_clean(text);
     }
