@@ -57,10 +57,7 @@ const MAX_ARGUMENT: usize = 512;
 pub(super) fn at_trigger(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
     let bytes = text.as_bytes();
     let name_end = run(bytes, start, 32, is_identifier);
-    let mut name_start = start;
-    while name_start > 0 && is_identifier(bytes[name_start - 1]) && start - name_start < 32 {
-        name_start -= 1;
-    }
+    let name_start = super::run_back(bytes, start, 32, is_identifier);
     argument(text, name_start, name_end, out).unwrap_or(end)
 }
 

@@ -13,16 +13,9 @@ const MAX_CREDENTIALS: usize = 256;
 
 /// Handles a trigger at `start` (the `@`); returns where scanning resumes.
 pub(super) fn at_protocol(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
-    let bytes = text.as_bytes();
-    let mut from = start;
-    while from > 0
-        && start - from < MAX_CREDENTIALS
-        && !matches!(bytes[from - 1], b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'=' | b'(' | b',')
-    {
-        from -= 1;
-    }
-    // The walk back stops at its limit wherever it is; the credentials start on a character.
-    let from = super::char_boundary(text, from);
+    let from = super::run_back(text.as_bytes(), start, MAX_CREDENTIALS, |b| {
+        !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'' | b'`' | b'=' | b'(' | b',')
+    });
     let Some(colon) = text[from..start].find(':').map(|offset| from + offset) else {
         return end;
     };

@@ -387,6 +387,21 @@ fn run(bytes: &[u8], from: usize, limit: usize, keep: impl Fn(u8) -> bool) -> us
     index
 }
 
+/// The start of the run of bytes matching `keep` that ends at `to`, at most `limit` bytes long:
+/// [`run`] backwards. A run cut by the limit inside a multi-byte character starts after that
+/// character, so the run's start is always a char boundary of the text `bytes` belong to.
+fn run_back(bytes: &[u8], to: usize, limit: usize, keep: impl Fn(u8) -> bool) -> usize {
+    let stop = to.saturating_sub(limit);
+    let mut index = to;
+    while index > stop && keep(bytes[index - 1]) {
+        index -= 1;
+    }
+    while index < to && bytes.get(index).is_some_and(|&b| b & 0xC0 == 0x80) {
+        index += 1;
+    }
+    index
+}
+
 /// The start of the line holding `at`, when it is at most `limit` bytes back. A recognizer looks
 /// no further: the lines it reads are short, and reading a long line back to its start for each
 /// name on it would cost the line's length each time.

@@ -23,18 +23,13 @@ pub(super) fn at_sign(text: &str, at: usize, out: &mut Vec<Finding>) -> usize {
     if !host_follows(bytes, at + 1) {
         return at + 1;
     }
-    // Back to what cannot be in a user name or a password written bare; an address's local part
-    // is usually a few bytes.
-    // Another `@` ends it too: the credentials of one host never run into another's.
+    // Back to what cannot be in a user name or a password written bare (an address's local part
+    // is usually a few bytes); another `@` ends it too, so one host's credentials never run into
+    // another's.
     let stops = |b: u8| {
         b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b'(' | b'<' | b'>' | b',' | b'=' | b'@')
     };
-    let mut from = at;
-    while from > 0 && at - from < MAX_USERINFO && !stops(bytes[from - 1]) {
-        from -= 1;
-    }
-    // The walk stops at its limit wherever it is; the user name starts on a character.
-    let from = super::char_boundary(text, from);
+    let from = super::run_back(bytes, at, MAX_USERINFO, |b| !stops(b));
     let userinfo = &text[from..at];
     let Some(colon) = userinfo.find(':') else {
         return at + 1;

@@ -135,10 +135,14 @@ pub(super) fn block_scalar(text: &str, name_start: usize, indicator: Value) -> O
 /// letters that make no sentence (see `placeholder::is_sentence`), up to a line break or a ` #`
 /// comment. `None` otherwise.
 pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Value> {
-    // Also written as two words: `pass phrase`, `pass-phrase`, `Pass_Phrase`.
-    let joined: String =
-        name.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).map(|c| c.to_ascii_lowercase()).collect();
-    if first.quoted || !joined.ends_with("passphrase") {
+    // Also written as two words: `pass phrase`, `pass-phrase`, `Pass_Phrase`; compared from the
+    // end, skipping the joiners, without building the joined name.
+    let mut letters = name.bytes().rev().filter(|b| !matches!(b, b' ' | b'-' | b'_'));
+    let names_passphrase = b"passphrase"
+        .iter()
+        .rev()
+        .all(|wanted| letters.next().is_some_and(|b| b.eq_ignore_ascii_case(wanted)));
+    if first.quoted || !names_passphrase {
         return None;
     }
     let rest = &text[first.start..];

@@ -338,10 +338,7 @@ fn terraform(text: &str, marker: usize, marker_end: usize, out: &mut Vec<super::
 /// number.
 fn telegram(text: &str, colon: usize, marker_end: usize, out: &mut Vec<super::Finding>) -> usize {
     let bytes = text.as_bytes();
-    let mut start = colon;
-    while start > 0 && colon - start < 11 && bytes[start - 1].is_ascii_digit() {
-        start -= 1;
-    }
+    let start = super::run_back(bytes, colon, 11, |b| b.is_ascii_digit());
     let (end, valid) = exact(bytes, marker_end, 33, is_base64url);
     // In the Bot API's URLs the token follows `/bot`: `https://api.telegram.org/bot123…:AA…/`.
     let in_url = bytes[..start].ends_with(b"/bot");
