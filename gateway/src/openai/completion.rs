@@ -75,11 +75,11 @@ pub async fn respond(
 
     let exposure = exposure_event(&identity, site.id.as_str(), &prepared, request_id);
     let texts = [("prompt", prepared.last_user_text.as_str())];
-    gateway
-        .audit
-        .record_with_texts(exposure, &texts, site.capture_content)
-        .await
-        .map_err(|_| ApiError::audit_unavailable())?;
+    if gateway.audit.record_with_texts(exposure, &texts, site.capture_content).await.is_err() {
+        // Released before the refusal leaves, as after a model failure below.
+        guard.finish(0).await;
+        return Err(ApiError::audit_unavailable());
+    }
 
     let exchange = Exchange {
         id,
@@ -108,6 +108,9 @@ pub async fn respond(
         Ok(answer) => answer,
         Err(error) => {
             exchange.model_failed(&error, started);
+            // Released before the answer leaves, so a retry right after it finds the slot free
+            // (dropping the guard would release it in the background, after the answer).
+            guard.finish(0).await;
             return Err(ApiError::from_llm(&error));
         }
     };
