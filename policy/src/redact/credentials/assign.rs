@@ -15,7 +15,7 @@
 
 use super::key::{self, Key};
 use super::value::{self, Value};
-use super::{apart, call, cli, csv, device, header, html, prose, run, table};
+use super::{apart, call, cli, csv, device, header, html, prose, run, table, wifi};
 
 /// Handles a key word found at `start..end`; returns where scanning resumes.
 pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) -> usize {
@@ -83,7 +83,8 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
         return name_end;
     }
     let name = &text[name_start..name_end];
-    let Some(key) = key::classify(name, query, prose_word_before(text, name_start)) else {
+    let classified = key::classify(name, query, prose_word_before(text, name_start));
+    let Some(key) = classified.or_else(|| wifi::key_after_ssid(text, name_start, name)) else {
         return name_end;
     };
     if !assigned {

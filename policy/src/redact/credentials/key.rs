@@ -30,7 +30,7 @@ pub(super) enum Key {
     Bearer,
 }
 
-const SECRET_ENDINGS: [&str; 16] = [
+const SECRET_ENDINGS: [&str; 17] = [
     "password",
     "credentials",
     "credential",
@@ -46,6 +46,8 @@ const SECRET_ENDINGS: [&str; 16] = [
     "wachtwoord",
     "contraseña",
     "contrasena",
+    // Catalan.
+    "contrasenya",
     "passord",
 ];
 
@@ -131,7 +133,10 @@ const NOT_SECRET_QUALIFIERS: [&str; 18] = [
     "public",
 ];
 
-const IGNORED_LAST: [&str; 9] = ["base", "value", "b64", "base64", "hex", "plain", "plaintext", "raw", "str"];
+/// Last words that say how a secret is written, not what it is (`secret_key_base`, and
+/// kubeconfig's `client-key-data`, a private key in base64).
+const IGNORED_LAST: [&str; 10] =
+    ["base", "value", "b64", "base64", "hex", "plain", "plaintext", "raw", "str", "data"];
 
 /// Classifies the key name `name`; `query` when it is a query parameter (`?key=`), `prose_before`
 /// the word before it when separated by one space (`API` in `API key: …`).
@@ -155,6 +160,9 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     }
     if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
         return None;
+    }
+    if let Some(key) = super::languages::classify(&words) {
+        return Some(key);
     }
     // `palabra clave` is a keyword, not a password.
     let keyword = |word: &str| word.eq_ignore_ascii_case("palabra") || word.eq_ignore_ascii_case("palabras");
@@ -285,6 +293,8 @@ mod tests {
             "passe",
             "aws_secret_access_key_2",
             "password2",
+            "client-key-data",
+            "secret_data",
         ] {
             assert_eq!(classify(name, false, None), strong, "{name}");
         }
@@ -327,6 +337,9 @@ mod tests {
             "impasse",
             "key2",
             "SigningKey256",
+            "user_data",
+            "key_data",
+            "certificate-authority-data",
         ] {
             assert_eq!(classify(name, false, None), None, "{name}");
         }

@@ -13,7 +13,9 @@
 //!   64 to 128 characters of base64url (84 in practice).
 //! - Meta's Graph API (Facebook, Instagram, WhatsApp Business): access tokens are `EAA` + letters
 //!   and digits, 100 and more in practice; 40 of both cases and digits are required, not followed
-//!   by base64's `+`, `/` or `=` (which would make them a slice of a base64 blob).
+//!   by base64's `+`, `/` or `=` (which would make them a slice of a base64 blob). Square's
+//!   access tokens start the same way (`EAAA` + 60 of base64url, `-` and `_` among them) and
+//!   are read here for that, with `platforms`' shape.
 //!
 //! A token whose secret part is filler (`xxxx`, `abcdef…`, see `vendors::is_placeholder_body`) is
 //! a look-alike.
@@ -26,7 +28,7 @@ use super::{run, starts_word, vendors};
 /// inside its own scan, for about half of that. With Mailgun's `key-…` (see
 /// `vendors::MAILGUN_TRIGGER`) they make a set of their own, read independently of the others.
 pub(super) const TRIGGERS: &str = concat!(
-    r"SK[0-9a-f]{32}|AC[0-9a-f]{32}:[0-9a-f]{32}|EAA[0-9A-Za-z]{40}|mfa\.[A-Za-z0-9_-]{64}",
+    r"SK[0-9a-f]{32}|AC[0-9a-f]{32}:[0-9a-f]{32}|EAA[0-9A-Za-z]{40}|EAAA[0-9A-Za-z_-]{60}|mfa\.[A-Za-z0-9_-]{64}",
     r"|(?:MT|Mj|Mz|ND|NT|Nj|Nz|OD|OT)[A-Za-z0-9_-]{21,26}\.[A-Za-z0-9_-]{6}\.",
 );
 
@@ -50,7 +52,7 @@ pub(super) fn at_shape(text: &str, start: usize, out: &mut Vec<super::Finding>) 
     let found = match &text[start..end] {
         "SK" => twilio_api_key(bytes, end),
         "AC" => twilio_auth_token(bytes, end),
-        "EAA" => meta(bytes, start, end),
+        "EAA" => meta(bytes, start, end).or_else(|| square(bytes, start)),
         "mfa" => discord_mfa(bytes, start),
         _ => discord(bytes, start),
     };
@@ -101,6 +103,12 @@ fn meta(bytes: &[u8], start: usize, from: usize) -> Option<(usize, usize, usize)
     let before = start.checked_sub(1).and_then(|at| bytes.get(at));
     (body.len() >= MIN_META_BODY && random && !in_base64(bytes.get(end)) && !in_base64(before))
         .then_some((from, end, start))
+}
+
+/// A Square access token (`platforms`), which starts like Meta's: (its body, end, `start`).
+fn square(bytes: &[u8], start: usize) -> Option<(usize, usize, usize)> {
+    let end = super::platforms::square(bytes, start)?;
+    Some((start + "EAAA".len(), end, start))
 }
 
 /// A Discord `mfa.` token starting at `start`: (the HMAC's start, the end, `start`).

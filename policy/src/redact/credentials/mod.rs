@@ -3,16 +3,18 @@
 //! DB password is …", "Passwort …"), in the columns of a CSV table, or whole JSON strings under
 //! a secret-named key ([`secret_under_key`]).
 //!
-//! Nine regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
+//! Eleven regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
 //! `ghp_` or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`), more vendor prefixes (`sk-`,
 //! `dckr_pat_`, `hvs.`…), key words (`pass`, `pw`, `secret`, `token`, `key`, `auth`, `bearer`,
 //! `basic`, and the words for a password of other languages), the word for a password in the
-//! languages the key words leave out (`пароль`, `パスワード`…), command-line options (` -p`,
+//! languages the key words leave out (`пароль`, `パスワード`…), and in more of them (`heslo`,
+//! `kata sandi`, `mật khẩu`: `languages`), command-line options (` -p`,
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
 //! of one-time codes, and what source code, device configurations and Wi-Fi QR codes write
 //! around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `, `WIFI:`),
 //! the whole shapes of tokens whose prefix is too short to say "token" alone (`messaging`), and
-//! `@`, for `user:password@host` written without a scheme (`userinfo`).
+//! `@`, for `user:password@host` written without a scheme (`userinfo`), and the prefixes of
+//! more web platforms' tokens and `pwdump`'s `:::` (`platforms`, `hash`).
 //! Each set is kept small: a literal set the regex prefilter scans fast costs about a
 //! microsecond per 8 KB, where one set of all of them cost fourteen. Ordinary prose matches a
 //! trigger only now and then, and a key word with no separator after its name is dropped after a
@@ -44,12 +46,14 @@ mod html;
 mod jwk;
 mod jwt;
 mod key;
+mod languages;
 mod login;
 mod messaging;
 mod otp;
 mod pem;
 mod pgpass;
 mod placeholder;
+mod platforms;
 mod prose;
 mod putty;
 mod shape;
@@ -150,11 +154,13 @@ const KEYWORDS_FOLDED: [&str; 15] = [
 const TOKEN_SET: usize = 1;
 const KEYWORD_SET: usize = 2;
 const WORD_SET: usize = 3;
-const COMMAND_SET: usize = 4;
-const CODE_SET: usize = 5;
-const SOURCE_SET: usize = 6;
-const MESSAGING_SET: usize = 7;
-const AT_SET: usize = 8;
+const LANGUAGE_SET: usize = 4;
+const COMMAND_SET: usize = 5;
+const CODE_SET: usize = 6;
+const SOURCE_SET: usize = 7;
+const MESSAGING_SET: usize = 8;
+const AT_SET: usize = 9;
+const PLATFORM_SET: usize = 10;
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -163,6 +169,8 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
 static KEYWORDS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(KEYWORD_TRIGGERS).expect("keyword triggers are valid"));
 static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(WORD_TRIGGERS).expect("word triggers are valid"));
+static LANGUAGES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&languages::triggers()).expect("language triggers are valid"));
 static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     let triggers = format!("{TOKEN_TRIGGERS}|{}", hash::TRIGGERS);
     Regex::new(&triggers).expect("token triggers are valid")
@@ -170,6 +178,10 @@ static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
 static MESSAGING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!("{}|{}", messaging::TRIGGERS, vendors::MAILGUN_TRIGGER))
         .expect("messaging triggers are valid")
+});
+static PLATFORMS: LazyLock<Regex> = LazyLock::new(|| {
+    let triggers = [platforms::TRIGGERS, platforms::AIRTABLE_TRIGGER, hash::PWDUMP_TRIGGER];
+    Regex::new(&triggers.join("|")).expect("platform triggers are valid")
 });
 static AT_SIGNS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(userinfo::TRIGGERS).expect("the at sign trigger is valid"));
@@ -190,8 +202,19 @@ static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
 pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
-    let triggers =
-        [&*SHAPES, &*TOKENS, &*KEYWORDS, &*WORDS, &*COMMANDS, &*CODES, &*SOURCES, &*MESSAGING, &*AT_SIGNS];
+    let triggers = [
+        &*SHAPES,
+        &*TOKENS,
+        &*KEYWORDS,
+        &*WORDS,
+        &*LANGUAGES,
+        &*COMMANDS,
+        &*CODES,
+        &*SOURCES,
+        &*MESSAGING,
+        &*AT_SIGNS,
+        &*PLATFORMS,
+    ];
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
     // The end of the last secret reported: the key words inside it are part of it, and reading
@@ -199,7 +222,8 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
     let mut reported = 0;
     loop {
         for (set, (found, trigger)) in next.iter_mut().zip(triggers).enumerate() {
-            let from = if matches!(set, KEYWORD_SET | WORD_SET) { at.max(reported) } else { at };
+            let from =
+                if matches!(set, KEYWORD_SET | WORD_SET | LANGUAGE_SET) { at.max(reported) } else { at };
             if set < COMMAND_SET && found.is_some_and(|found| found.start() < from) {
                 *found = trigger.find_at(text, from);
             }
@@ -211,16 +235,20 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         };
         let (start, end) = (found.start(), found.end());
         match set {
-            // Command lines, one-time codes, source code, messaging tokens and `user:pw@host` are read on their
-            // own: a recognizer of the other sets that read past one of their triggers
+            // Command lines, one-time codes, source code, messaging tokens, `user:pw@host` and
+            // the platforms' tokens are read on their own: a recognizer of the other sets that read past one of their triggers
             // (`passcode` as a key word, a token given as a password) does not hide it, and they
             // hide nothing from the others.
-            COMMAND_SET | CODE_SET | SOURCE_SET | MESSAGING_SET | AT_SET => {
+            COMMAND_SET | CODE_SET | SOURCE_SET | MESSAGING_SET | AT_SET | PLATFORM_SET => {
                 let resume = match set {
                     COMMAND_SET => cli::at_trigger(text, start, end, out),
                     CODE_SET => otp::at_name(text, start, end, out),
                     SOURCE_SET => at_source(text, start, end, out),
                     AT_SET => userinfo::at_sign(text, start, out),
+                    PLATFORM_SET if &text[start..end] == hash::PWDUMP_TRIGGER => {
+                        hash::pwdump(text, start, out)
+                    }
+                    PLATFORM_SET => platforms::at_prefix(text, start, end, out),
                     _ => at_messaging(text, start, end, out),
                 };
                 next[set] = triggers[set].find_at(text, char_boundary(text, resume.max(end)));
@@ -305,8 +333,11 @@ fn dispatch(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usi
 }
 
 fn is_keyword(trigger: &str) -> bool {
-    KEYWORDS_FOLDED.iter().any(|word| trigger.eq_ignore_ascii_case(word))
-        || key::PASSWORD_WORDS.contains(&trigger.to_lowercase().as_str())
+    if KEYWORDS_FOLDED.iter().any(|word| trigger.eq_ignore_ascii_case(word)) {
+        return true;
+    }
+    let lowered = trigger.to_lowercase();
+    key::PASSWORD_WORDS.contains(&lowered.as_str()) || languages::is_name(&lowered)
 }
 
 /// Whether `value`, the whole string under the JSON object key `key`, is a secret. Under a

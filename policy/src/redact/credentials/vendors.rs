@@ -177,7 +177,7 @@ pub(super) fn at_prefix(text: &str, start: usize, end: usize, out: &mut Vec<supe
 }
 
 /// A body run of at least `min` bytes: its end, or `None`.
-fn at_least(bytes: &[u8], from: usize, min: usize, keep: impl Fn(u8) -> bool) -> Option<usize> {
+pub(super) fn at_least(bytes: &[u8], from: usize, min: usize, keep: impl Fn(u8) -> bool) -> Option<usize> {
     let end = run(bytes, from, 4096, keep);
     (end - from >= min).then_some(end)
 }

@@ -1,8 +1,12 @@
 //! The Wi-Fi network strings that QR codes carry (`WIFI:T:WPA;S:CorpGuest;P:…;;`, the format
 //! phones read to join a network): the `P:` field is the network's password. Fields may come in
 //! any order; `\;`, `\:`, `\,` and `\\` escape inside a value.
+//!
+//! Also a bare `key` written after a network's `SSID` on the same line (`SSID: Office, key: …`):
+//! there it is the network's password ([`key_after_ssid`]).
 
 use super::Finding;
+use super::key::Key;
 use super::value::Value;
 
 /// The string's scheme.
@@ -43,4 +47,18 @@ fn field_end(bytes: &[u8], mut at: usize, stop: usize) -> usize {
         }
     }
     stop
+}
+
+/// How far back on its line a `key` looks for `SSID`.
+const SSID_WINDOW: usize = 120;
+
+/// A bare `key` (any case) at `name_start` with `SSID` earlier on its line: the network's key.
+pub(super) fn key_after_ssid(text: &str, name_start: usize, name: &str) -> Option<Key> {
+    if !name.eq_ignore_ascii_case("key") {
+        return None;
+    }
+    let from = super::floor_boundary(text, name_start.saturating_sub(SSID_WINDOW));
+    let line = text[from..name_start].rsplit(['\n', '\r']).next().unwrap_or_default();
+    let names_network = line.as_bytes().windows(4).any(|window| window.eq_ignore_ascii_case(b"ssid"));
+    names_network.then_some(Key::Secret { weak: false })
 }

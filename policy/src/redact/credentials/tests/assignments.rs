@@ -268,6 +268,12 @@ fn wifi_pre_shared_keys() {
     assert_secret("WPA2 PSK: Xk9mQ2vL7pzR", "Xk9mQ2vL7pzR");
     assert_clean("Security: WPA2-PSK (AES)");
     assert_clean("PSK: required for WPA2-Personal networks");
+    // A bare `key` after the network's SSID on its line is the network's password.
+    assert_secret("SSID: Office, key: Xk9mQ2vL7pzR", "Xk9mQ2vL7pzR");
+    assert_secret("Guest Wi-Fi SSID CorpGuest / Key: blue-heron-42", "blue-heron-42");
+    assert_clean("SSID: Office, key: see the label on the router");
+    assert_clean("SSID: Office\nkey: value");
+    assert_clean("key: Xk9mQ2vL7pzR");
 }
 
 #[test]

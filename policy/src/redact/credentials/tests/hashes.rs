@@ -26,6 +26,22 @@ fn password_hashes_in_every_format() {
 }
 
 #[test]
+fn nt_hashes_as_pwdump_lists_them() {
+    let (lm, nt) = (chars(154, 32, HEX), chars(155, 32, HEX));
+    let hashes = format!("{lm}:{nt}");
+    assert_secret(&format!("Administrator:500:{hashes}:::"), &hashes);
+    assert_secret(&format!("CORP\\svc_sql:1107:{hashes}:::\n"), &hashes);
+    for text in [
+        "a:::b",
+        "std::vector<int>:::",
+        &format!("Administrator:500:{lm}:::"),
+        &format!("Administrator:{lm}:{nt}:::"),
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
 fn dollar_signs_that_hold_no_hash() {
     for text in [
         "sed -e 's/$1$/x/'",

@@ -1,0 +1,90 @@
+//! The word for a password in more languages (`languages`): single words, phrases and the words
+//! that also mean something else.
+
+use super::*;
+
+#[test]
+fn single_words_in_each_case_and_as_json_keys() {
+    let secret = "Leto2024!x";
+    for name in [
+        "heslo",
+        "Heslo",
+        "HESLO",
+        "db_heslo",
+        "lozinka",
+        "Lozinka",
+        "Лозинка",
+        "geslo",
+        "Parolă",
+        "Парола",
+        "Slaptažodis",
+        "Parool",
+        "Wagwoord",
+        "Lykilorð",
+        "Fjalëkalimi",
+        "Συνθηματικό",
+        "პაროლი",
+        "գաղտնաբառ",
+        "Nenosiri",
+        "पासवर्ड",
+        "পাসওয়ার্ড",
+        // Catalan, read from the key word `contrase`.
+        "contrasenya",
+        "Contrasenya",
+    ] {
+        assert_secret(&format!("{name}: {secret}"), secret);
+        assert_secret(&format!("{name}={secret}"), secret);
+        assert_secret(&format!("{{\"{name}\": \"{secret}\"}}"), secret);
+    }
+}
+
+#[test]
+fn phrases_are_read_whole() {
+    let secret = "Leto2024!x";
+    for name in [
+        "mật khẩu",
+        "Mật khẩu",
+        "MẬT KHẨU",
+        "kata sandi",
+        "Kata sandi",
+        "Kata Sandi",
+        "kata laluan",
+        "كلمة المرور",
+        "كلمة السر",
+        "رمز عبور",
+        "codice di accesso",
+        "Codice di accesso",
+        "parola d'ordine",
+        "Parola d’ordine",
+        "Κωδικός πρόσβασης",
+        "Құпия сөз",
+    ] {
+        assert_secret(&format!("{name}: {secret}"), secret);
+        assert_secret(&format!("{{\"{name}\": \"{secret}\"}}"), secret);
+    }
+    // A JSON document's keys are read as names, in any spelling of the words.
+    assert!(crate::redact::credentials::secret_under_key("kata_sandi", "Leto2024!x"));
+    assert!(!crate::redact::credentials::secret_under_key("sandi", "Leto2024!x"));
+    // One word of a phrase names nothing alone.
+    for text in ["sandi: Leto2024!x", "kata: Leto2024!x", "codice: AB-1234-XY", "accesso: Leto2024!x"] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn words_that_also_mean_something_else_need_a_secret_looking_value() {
+    // Italian and Turkish `parola`, Latvian `parole`, Greek `κωδικός` (any code).
+    assert_secret("Parola: Xk9mQ2vL7pzR4", "Xk9mQ2vL7pzR4");
+    assert_secret("parole = Xk9mQ2vL7pzR4", "Xk9mQ2vL7pzR4");
+    assert_secret("Κωδικός: Xk9mQ2vL7pzR4", "Xk9mQ2vL7pzR4");
+    for text in [
+        "parola: casa",
+        "Parola chiave: marketing",
+        "la parola: ciao",
+        "Κωδικός: 4821",
+        "Κωδικός προϊόντος: AB-12",
+        "la parole: libre",
+    ] {
+        assert_clean(text);
+    }
+}
