@@ -19,6 +19,8 @@
 //! - names of counters and cursors are not secrets (`max_tokens`, `page_token`, `next_token`,
 //!   `token_type`, `password_min_length`: their last word decides, or their qualifier excludes).
 
+use super::languages::{self, Naming};
+
 /// What a key name holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Key {
@@ -161,8 +163,8 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     if earlier.last().is_some_and(|word| NOT_SECRET_QUALIFIERS.contains(word)) {
         return None;
     }
-    if let Some(key) = super::languages::classify(&words) {
-        return Some(key);
+    if let Some(naming) = languages::classify(&words) {
+        return Some(Key::Secret { weak: naming == Naming::MaybePassword });
     }
     // `palabra clave` is a keyword, not a password.
     let keyword = |word: &str| word.eq_ignore_ascii_case("palabra") || word.eq_ignore_ascii_case("palabras");

@@ -18,7 +18,14 @@
 //! label is written in: lower case, a capital first letter, a capital on every word, and upper
 //! case. Added to the word set, they made it too large for the regex's fastest prefilter.
 
-use super::key::Key;
+/// What a name says in these languages (`key` turns it into its `Key`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Naming {
+    /// A password.
+    Password,
+    /// A password if its value looks like one on its own ([`WEAK_WORDS`]).
+    MaybePassword,
+}
 
 /// Single words that name a password, lower case.
 pub(super) const WORDS: [&str; 18] = [
@@ -78,15 +85,15 @@ const PHRASES: [&str; 11] = [
     "\u{49b}\u{4b1}\u{43f}\u{438}\u{44f} \u{441}\u{4e9}\u{437}",
 ];
 
-/// What a name whose words are `words` (lower case, in order) holds, as far as these languages
-/// go; `None` when they do not name it.
-pub(super) fn classify(words: &[&str]) -> Option<Key> {
+/// What a name whose words are `words` (lower case, in order) says, as far as these languages
+/// go; `None` when they do not name a password.
+pub(super) fn classify(words: &[&str]) -> Option<Naming> {
     let (&last, earlier) = words.split_last()?;
     if WORDS.iter().any(|word| last.ends_with(word)) || ends_with_phrase(words) {
-        return Some(Key::Secret { weak: false });
+        return Some(Naming::Password);
     }
-    // `parola chiave` is a keyword, `la parola` a word: only the name alone, or its end.
-    (WEAK_WORDS.contains(&last) && earlier.is_empty()).then_some(Key::Secret { weak: true })
+    // `parola chiave` is a keyword, `la parola` a word: only the name alone.
+    (WEAK_WORDS.contains(&last) && earlier.is_empty()).then_some(Naming::MaybePassword)
 }
 
 /// Whether `words` end with the words of one of the [`PHRASES`].
@@ -131,7 +138,7 @@ fn capitalized(word: &str) -> String {
 mod tests {
     use super::*;
 
-    fn classified(name: &str) -> Option<Key> {
+    fn classified(name: &str) -> Option<Naming> {
         let lowered = name.to_lowercase();
         let words: Vec<&str> = lowered
             .split(|c: char| c.is_ascii() && !c.is_ascii_alphanumeric())
@@ -142,7 +149,7 @@ mod tests {
 
     #[test]
     fn words_phrases_and_weak_words() {
-        let strong = Some(Key::Secret { weak: false });
+        let strong = Some(Naming::Password);
         for name in [
             "heslo",
             "DB_HESLO",
@@ -154,7 +161,7 @@ mod tests {
         ] {
             assert_eq!(classified(name), strong, "{name}");
         }
-        assert_eq!(classified("parola"), Some(Key::Secret { weak: true }));
+        assert_eq!(classified("parola"), Some(Naming::MaybePassword));
         for name in ["sandi", "kata", "parola chiave", "la parola", "codice", "accesso", "hesla_count"] {
             assert_eq!(classified(name), None, "{name}");
         }

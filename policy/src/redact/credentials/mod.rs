@@ -10,8 +10,9 @@
 //! languages the key words leave out (`пароль`, `パスワード`…), and in more of them (`heslo`,
 //! `kata sandi`, `mật khẩu`: `languages`), command-line options (` -p`,
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
-//! of one-time codes, and what source code, device configurations and Wi-Fi QR codes write
-//! around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server community `, `WIFI:`),
+//! of one-time codes, and what source code, device configurations, Wi-Fi QR codes and mail
+//! session transcripts write around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server
+//! community `, `WIFI:`, `AUTH PLAIN `) with the names of seed phrases (`mnemonic`),
 //! the whole shapes of tokens whose prefix is too short to say "token" alone (`messaging`), and
 //! `@`, for `user:password@host` written without a scheme (`userinfo`), and the prefixes of
 //! more web platforms' tokens and `pwdump`'s `:::` (`platforms`, `hash`).
@@ -49,6 +50,7 @@ mod key;
 mod languages;
 mod login;
 mod messaging;
+mod mnemonic;
 mod otp;
 mod pem;
 mod pgpass;
@@ -57,6 +59,7 @@ mod platforms;
 mod prose;
 mod putty;
 mod shape;
+mod smtp;
 mod table;
 mod url;
 mod userinfo;
@@ -196,6 +199,8 @@ static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
         wifi::TRIGGERS,
         cli::LOGON_TRIGGERS,
         pgpass::TRIGGERS,
+        smtp::TRIGGERS,
+        mnemonic::TRIGGERS,
     ];
     Regex::new(&sources.join("|")).expect("source triggers are valid")
 });
@@ -269,7 +274,9 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
 }
 
 /// Hands a trigger of the source set (source code, device lines, DSNs, `.pgpass` lines, Wi-Fi QR
-/// codes, Oracle's tools) to its recognizer; returns where scanning resumes.
+/// codes, Oracle's tools and JDBC URLs, Vault's and OpenSSL's subcommands, mail sessions' `AUTH`,
+/// seed phrases)
+/// to its recognizer; returns where scanning resumes.
 fn at_source(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> usize {
     let trigger = &text[start..end];
     if trigger == device::TRIGGERS {
@@ -278,10 +285,16 @@ fn at_source(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) -> us
         wifi::at_scheme(text, start, end, out)
     } else if trigger.starts_with('@') {
         dsn::at_protocol(text, start, end, out)
+    } else if trigger.starts_with("oracle:") {
+        dsn::at_oracle(text, end, out)
     } else if trigger.starts_with(':') {
         pgpass::at_port(text, start, end, out)
     } else if cli::LOGON_TRIGGERS.split('|').any(|tool| tool == trigger) {
         cli::at_trigger(text, start, end, out)
+    } else if smtp::TRIGGERS.split('|').any(|marker| marker == trigger) {
+        smtp::at_trigger(text, start, end, out)
+    } else if mnemonic::TRIGGERS.split('|').any(|name| name == trigger) {
+        mnemonic::at_name(text, start, end, out)
     } else {
         call::at_trigger(text, start, end, out)
     }
@@ -349,6 +362,9 @@ fn is_keyword(trigger: &str) -> bool {
 /// as a passphrase of three or more words of letters, and an `Authorization` value is taken by its
 /// credentials (`Basic …`, `Bearer …`, or a bare token). PEM blocks are left to their recognizer.
 pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
+    if mnemonic::names_seed_phrase(key) && mnemonic::is_seed_phrase(value) {
+        return true;
+    }
     if otp::names_code(key) {
         // `{"pin": "4829"}`, `{"cvv": 381}`, `{"otp": "482913"}`: a code is its digits.
         return otp::is_code(value);

@@ -85,6 +85,13 @@ pub(super) enum Positional {
     Logon,
     /// The arguments of Redis' `AUTH` command: `redis-cli -h cache AUTH [user] password`.
     RedisAuth,
+    /// A token, the first positional argument after one of these subcommands that is not a
+    /// `name=value` pair: `vault login <token>` (`vault login -method=userpass username=…
+    /// password=…` names its fields, and the assignments read those).
+    Token(&'static [&'static str]),
+    /// The last positional argument after one of these subcommands: `openssl passwd -6 [-salt
+    /// …] <password>` (before it, an option's value may stand).
+    LastAfterVerb(&'static [&'static str]),
 }
 
 pub(super) struct Command {
@@ -204,6 +211,27 @@ const COMMANDS: &[Command] = &[
         verb: Some("login"),
         flags: &[next("-p"), next("--password")],
         positional: Positional::None,
+    },
+    // OpenShift's client signs in like `docker login`.
+    Command {
+        names: &["oc"],
+        verb: Some("login"),
+        flags: &[next("-p"), next("--password")],
+        positional: Positional::None,
+    },
+    // A repository's, environment's or organization's secret, set from the command line.
+    Command {
+        names: &["gh"],
+        verb: Some("secret set"),
+        flags: &[next("-b"), next("--body")],
+        positional: Positional::None,
+    },
+    Command { names: &["vault"], verb: Some("login"), flags: &[], positional: Positional::Token(&["login"]) },
+    Command {
+        names: &["openssl"],
+        verb: Some("passwd"),
+        flags: &[],
+        positional: Positional::LastAfterVerb(&["passwd"]),
     },
     Command {
         names: AZ,

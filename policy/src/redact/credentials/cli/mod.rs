@@ -2,7 +2,8 @@
 //! user:pass`, `smbclient -U user%pass`, `openssl … -passin pass:…`, `keytool -storepass …`,
 //! `docker login -p …`, `htpasswd -b file user pass`, `net use … pass`, `echo pass | sudo -S`,
 //! `http -a user:pass`, `psexec … -p pass`, `rabbitmqctl add_user name pass`, `az keyvault secret
-//! set … --value …`, and the cookies of `curl -b 'session=…'`.
+//! set … --value …`, `oc login -p …`, `gh secret set … --body …`, `vault login <token>`, `openssl
+//! passwd -6 <password>`, and the cookies of `curl -b 'session=…'`.
 //!
 //! Each command has an entry in `commands`: the options that carry a password and how each is
 //! written, and for a few the positional argument that is one. A command line is read as shell
@@ -26,9 +27,11 @@ use super::{cookie, header, placeholder, run};
 pub(super) const TRIGGERS: &str =
     r" -[A-Za-z-]| /p:|net use|wpa_passphrase|nmcli|rabbitmqctl|echo |printf |IDENTIFIED BY |identified by ";
 
-/// Triggers of Oracle's tools, whose logon is a positional word: read with the source-code set,
-/// a literal set, where in this one (with its ` -x` class) they cost a typical page 3 %.
-pub(super) const LOGON_TRIGGERS: &str = "sqlplus |expdp |impdp |sqlldr |rman |dgmgrl ";
+/// Triggers of Oracle's tools, whose logon is a positional word, and of Vault's and OpenSSL's
+/// subcommands whose argument is a token or a password: read with the source-code set, a
+/// literal set, where in this one (with its ` -x` class) they cost a typical page 3 %.
+pub(super) const LOGON_TRIGGERS: &str =
+    "sqlplus |expdp |impdp |sqlldr |rman |dgmgrl |vault login |openssl passwd ";
 
 /// Most words read on one command line.
 const MAX_WORDS: usize = 64;

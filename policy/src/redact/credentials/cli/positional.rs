@@ -1,8 +1,8 @@
 //! The positional arguments that are a password, for the commands whose table entry names one
 //! ([`Positional`]): `htpasswd -b file user pass`, `net use \\host\share pass`, `wpa_passphrase
 //! ssid pass`, `echo pass | sudo -S`, `ConvertTo-SecureString 'pass' -AsPlainText`, Oracle's
-//! `user/pass@db`, `rabbitmqctl add_user name pass`, and Redis' `AUTH [user] pass` (also typed
-//! at `redis-cli`'s prompt).
+//! `user/pass@db`, `rabbitmqctl add_user name pass`, Redis' `AUTH [user] pass` (also typed
+//! at `redis-cli`'s prompt), `vault login <token>` and `openssl passwd … <password>`.
 
 use super::super::Finding;
 use super::commands::{Holds, Positional, STDIN_OPTIONS};
@@ -35,6 +35,18 @@ pub(super) fn read(
             let positionals = positionals(text, words);
             let verb = positionals.iter().position(|word| verbs.contains(&&text[word.start..word.end]));
             if let Some(&word) = verb.and_then(|verb| positionals.get(verb + 2)) {
+                report(text, word, Holds::Password, out);
+            }
+        }
+        Positional::Token(verbs) => {
+            let after = after_verb(text, words, verbs);
+            let token = after.into_iter().find(|word| !is_pair(&text[word.start..word.end]));
+            if let Some(word) = token {
+                report(text, word, Holds::Password, out);
+            }
+        }
+        Positional::LastAfterVerb(verbs) => {
+            if let Some(&word) = after_verb(text, words, verbs).last() {
                 report(text, word, Holds::Password, out);
             }
         }
@@ -122,6 +134,20 @@ fn plain_text(text: &str, words: &[Word], out: &mut Vec<Finding>) {
 }
 
 /// The words that are neither options nor an option's value.
+/// The positional arguments after the first of `verbs` among them.
+fn after_verb(text: &str, words: &[Word], verbs: &[&str]) -> Vec<Word> {
+    let positionals = positionals(text, words);
+    let verb = positionals.iter().position(|word| verbs.contains(&&text[word.start..word.end]));
+    verb.map(|verb| positionals[verb + 1..].to_vec()).unwrap_or_default()
+}
+
+/// Whether a word is a `name=value` pair (a name of letters, digits, `_` and `-` first).
+fn is_pair(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
+}
+
 fn positionals(text: &str, words: &[Word]) -> Vec<Word> {
     words.iter().copied().filter(|word| !text[word.start..word.end].starts_with(['-', '/'])).collect()
 }

@@ -204,6 +204,32 @@ fn oracle_logons() {
     assert_clean("sqlplus /nolog");
     assert_clean("sqlplus -s @scripts/report.sql");
     assert_clean("sqlldr control=load/emp.ctl log=logs/emp.log");
+    // Oracle's JDBC URLs carry the same logon.
+    assert_secret("url=jdbc:oracle:thin:scott/Xk8mQ2pLz@db01:1521/ORCL", "Xk8mQ2pLz");
+    assert_secret("\"jdbc:oracle:oci:app/Xk8m@Q2pLz\"", "Xk8m");
+    assert_clean("jdbc:oracle:thin:@db01:1521/ORCL");
+    assert_clean("jdbc:oracle:thin:@//db01:1521/svc");
+}
+
+#[test]
+fn platform_clients_subcommands_and_their_tokens() {
+    assert_secret("oc login -u admin -p Xk8mQ2pLz https://api.ocp:6443", "Xk8mQ2pLz");
+    assert_secret("gh secret set DB_PASS --body Xk8mQ2pLz --repo corp/app", "Xk8mQ2pLz");
+    assert_secret("gh secret set DB_PASS -b'Xk8mQ2pLz'", "Xk8mQ2pLz");
+    let token = join(&["s.", &chars(230, 24, BASE62)]);
+    assert_secret(&format!("$ vault login {token}"), &token);
+    assert_secret("openssl passwd -6 -salt Qw8e Xk8mQ2pLz", "Xk8mQ2pLz");
+    assert_secret("useradd -p $(openssl passwd -1 Xk8mQ2pLz) bob", "Xk8mQ2pLz");
+    for text in [
+        "vault login -method=oidc",
+        "vault login -method=userpass username=ada",
+        "oc login https://api.ocp:6443 --token=$OC_TOKEN",
+        "gh secret set DB_PASS < secret.txt",
+        "openssl passwd -stdin",
+        "gh secret list",
+    ] {
+        assert_clean(text);
+    }
 }
 
 #[test]

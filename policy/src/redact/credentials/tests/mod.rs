@@ -19,6 +19,7 @@ mod platforms;
 mod prose;
 mod sweep;
 mod tables;
+mod transcripts;
 mod vendors;
 
 use base64::Engine;
