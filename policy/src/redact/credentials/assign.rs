@@ -109,7 +109,7 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             };
             let (value, strong) = match value::block_scalar(text, name_start, value)
                 .or_else(|| value::passphrase_line(text, name, value))
-                .or_else(|| value::user_and_password(text, name, value))
+                .or_else(|| value::user_and_password(text, name_start, name, value))
                 .or_else(|| value::rest_of_line(text, name_start, name_end, value))
             {
                 Some(whole) => (whole, true),
@@ -159,6 +159,7 @@ fn may_assign(text: &str, name_start: usize, name_end: usize, flag: bool) -> boo
         || particle_len(text, next) > 0
         || (opened == Some(b'<') && bytes.get(name_end) == Some(&b'>'))
         || (flag && next > closed)
+        || &bytes[closed..next] == b"\t"
         || (next > name_end && bytes[name_start..name_end].eq_ignore_ascii_case(b"bearer"))
         || is_name_label(bytes, name_start)
         || netrc_password(text, name_start, name_end)
@@ -201,6 +202,8 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
     }
     let spaced_before = run(bytes, at, 16, |b| b == b' ' || b == b'\t');
     let spaced = spaced_before > at;
+    // One tab alone: a cell of a table pasted as text (`Password<TAB>…`).
+    let tabbed = &bytes[at..spaced_before] == b"\t";
     at = spaced_before;
     let rest = &bytes[at.min(bytes.len())..];
     let (separator_len, strong) = if rest.starts_with(b"=>") || rest.starts_with(b":=") {
@@ -214,7 +217,7 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
     } else if rest.starts_with(b":: ") {
         // LDIF's base64 value (`userPassword:: e1NTSEF9…`); `std::string` has no space.
         (2, false)
-    } else if flag && spaced {
+    } else if (flag && spaced) || tabbed {
         (0, false)
     } else if particle_len(text, at) > 0 {
         // `密码为：…`: a colon (fullwidth, unless the scan text folded it) may follow the particle.
@@ -247,6 +250,10 @@ fn separated(text: &str, name_start: usize, name_end: usize, flag: bool) -> Opti
         return None;
     }
     if separator_len == 0 && bytes[value.start] == b'-' {
+        return None;
+    }
+    if tabbed && !flag && !super::shape::looks_secret(value.text(text)) {
+        // A table's cell holds a description as often as a value (`password<TAB>string`).
         return None;
     }
     if particle_len(text, at - separator_len) > 0

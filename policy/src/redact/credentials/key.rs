@@ -78,7 +78,7 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
 /// `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
 const SECRET_WORDS: [&str; 7] = ["pass", "senha", "clave", "passe", "pw", "psk", "creds"];
 
-const KEY_QUALIFIERS: [&str; 31] = [
+const KEY_QUALIFIERS: [&str; 42] = [
     "api",
     "secret",
     "private",
@@ -111,6 +111,19 @@ const KEY_QUALIFIERS: [&str; 31] = [
     "wlan",
     "wpa",
     "network",
+    // What a key encrypts, signs or unlocks: `AES_KEY`, `CIPHER_KEY`, `CRYPT_KEY`, a cookie's or a
+    // one-time password's key, `PASSKEY`, `PRESHARED_KEY`, `PSK_KEY`, a deploy or service (role) key.
+    "aes",
+    "cipher",
+    "crypt",
+    "crypto",
+    "cookie",
+    "otp",
+    "pass",
+    "preshared",
+    "psk",
+    "deploy",
+    "service",
 ];
 
 /// Words that, right before the last word, make it a counter, cursor or setting.
@@ -135,10 +148,10 @@ const NOT_SECRET_QUALIFIERS: [&str; 18] = [
     "public",
 ];
 
-/// Last words that say how a secret is written, not what it is (`secret_key_base`, and
-/// kubeconfig's `client-key-data`, a private key in base64).
-const IGNORED_LAST: [&str; 10] =
-    ["base", "value", "b64", "base64", "hex", "plain", "plaintext", "raw", "str", "data"];
+/// Last words that say how a secret is written, not what it is (`secret_key_base`, kubeconfig's
+/// `client-key-data`, a private key in base64, and `GOOGLE_APPLICATION_CREDENTIALS_JSON`).
+const IGNORED_LAST: [&str; 11] =
+    ["base", "value", "b64", "base64", "hex", "plain", "plaintext", "raw", "str", "data", "json"];
 
 /// Classifies the key name `name`; `query` when it is a query parameter (`?key=`), `prose_before`
 /// the word before it when separated by one space (`API` in `API key: …`).
@@ -297,6 +310,17 @@ mod tests {
             "password2",
             "client-key-data",
             "secret_data",
+            "GOOGLE_APPLICATION_CREDENTIALS_JSON",
+            "AES_KEY",
+            "cipherKey",
+            "CRYPT_KEY",
+            "COOKIE_KEY",
+            "OTP_KEY",
+            "PASSKEY",
+            "PRESHARED_KEY",
+            "PSK_KEY",
+            "DEPLOY_KEY",
+            "SUPABASE_SERVICE_ROLE_KEY",
         ] {
             assert_eq!(classify(name, false, None), strong, "{name}");
         }
@@ -342,6 +366,9 @@ mod tests {
             "user_data",
             "key_data",
             "certificate-authority-data",
+            "hash_key",
+            "routing_key",
+            "sort_key",
         ] {
             assert_eq!(classify(name, false, None), None, "{name}");
         }

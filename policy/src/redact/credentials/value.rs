@@ -154,17 +154,29 @@ pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Va
     whole.then_some(Value { start: first.start, end: first.start + line.len(), quoted: false })
 }
 
-/// `user / password` under a name for both (`Credentials: admin / P4ss!`, `creds: svc | pw`):
-/// the pair as one value, so the password after the separator is not left out. `None` otherwise.
-pub(super) fn user_and_password(text: &str, name: &str, first: Value) -> Option<Value> {
+/// `user / password` under a name for both (`Credentials: admin / P4ss!`, `creds: svc | pw`,
+/// `Username/Password: admin / P4ss!`): the pair as one value, so the password after the
+/// separator is not left out. `None` otherwise.
+pub(super) fn user_and_password(text: &str, name_start: usize, name: &str, first: Value) -> Option<Value> {
     let lower = name.to_ascii_lowercase();
-    if first.quoted || !["credential", "credentials", "creds"].iter().any(|word| lower.ends_with(word)) {
+    let for_both = ["credential", "credentials", "creds"].iter().any(|word| lower.ends_with(word));
+    if first.quoted || !(for_both || names_user_first(text, name_start)) {
         return None;
     }
     let rest = &text[first.end..];
     let separator = [" / ", " | ", " : "].iter().find(|separator| rest.starts_with(**separator))?;
     let second = read(text, first.end + separator.len()).filter(|second| !second.quoted)?;
     Some(Value { start: first.start, end: second.end, quoted: false })
+}
+
+/// Whether the password's name at `name_start` is the second of a pair written with `/`:
+/// `username/password`, `User/Pass`, `login/pw`.
+fn names_user_first(text: &str, name_start: usize) -> bool {
+    let before = &text.as_bytes()[..name_start];
+    ["user/", "username/", "user name/", "login/", "userid/"].iter().any(|pair| {
+        before.len() >= pair.len()
+            && before[before.len() - pair.len()..].eq_ignore_ascii_case(pair.as_bytes())
+    })
 }
 
 /// The rest of the line as one value, for `key=value` lines of properties, INI and `.env` files

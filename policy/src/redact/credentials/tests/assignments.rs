@@ -218,6 +218,19 @@ fn the_word_for_a_password_in_more_languages() {
 }
 
 #[test]
+fn a_tab_after_the_name_and_a_pair_named_with_a_slash() {
+    // A table pasted as text: one tab between the cells, a value that looks like a secret.
+    assert_secret("Password\tXk9mQ2vL7pzR", "Xk9mQ2vL7pzR");
+    assert_secret("Host\tdb01\nAPI token\tZq7Wn3Lp9xT2", "Zq7Wn3Lp9xT2");
+    for text in ["password\tstring\tThe user's password", "Password\tRequired", "password\t12"] {
+        assert_clean(text);
+    }
+    assert_secret("Username/Password: admin / Xk9mQ2vL7pzR", "admin / Xk9mQ2vL7pzR");
+    assert_secret("user/pass: svc | Xk9mQ2vL7pzR", "svc | Xk9mQ2vL7pzR");
+    assert_clean("Username/Password: see the vault");
+}
+
+#[test]
 fn yaml_block_scalars_hold_their_secret_on_the_lines_below() {
     assert_secret("db:\n  password: |\n    S3cr3tPw9!\n  host: db\n", "S3cr3tPw9!");
     assert_secret("db:\n  password: >-\n    S3cr3tPw9!\r\n  host: db\r\n", "S3cr3tPw9!");
