@@ -29,11 +29,39 @@ pub enum BodyKind {
 
 /// Decides the body kind from every `Content-Type` field.
 pub fn body_kind(headers: &HeaderMap) -> BodyKind {
+    if let Some(kind) = plain_kind(headers) {
+        return kind;
+    }
     match extract(headers) {
         None => BodyKind::Unlabelled,
         Some((essence, charset)) if is_page(&essence) => BodyKind::Page { essence, charset },
         Some((essence, _)) if is_xml(&essence) => BodyKind::XmlDocument,
         Some(_) => BodyKind::Other,
+    }
+}
+
+/// The kind of the usual `Content-Type`, one field of ASCII without quotes or commas, decided
+/// without allocating (it is read on every response); `None` for a page, which needs its essence
+/// and charset, and for anything else, which the full parse reads. The same answer as
+/// [`extract`] gives: one field, one value, `;` outside quotes everywhere.
+fn plain_kind(headers: &HeaderMap) -> Option<BodyKind> {
+    let mut fields = headers.get_all(header::CONTENT_TYPE).iter();
+    let (Some(field), None) = (fields.next(), fields.next()) else { return None };
+    let text = field.to_str().ok().filter(|text| !text.contains(['"', ',']))?;
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    let valid = essence.split_once('/').is_some_and(|(kind, subtype)| is_token(kind) && is_token(subtype));
+    let lower_is = |wanted: &str| essence.eq_ignore_ascii_case(wanted);
+    if !valid || essence == "*/*" {
+        Some(BodyKind::Unlabelled)
+    } else if lower_is("text/html") || lower_is("application/xhtml+xml") {
+        None
+    } else if lower_is("text/xml")
+        || lower_is("application/xml")
+        || essence.get(essence.len().saturating_sub(4)..).is_some_and(|end| end.eq_ignore_ascii_case("+xml"))
+    {
+        Some(BodyKind::XmlDocument)
+    } else {
+        Some(BodyKind::Other)
     }
 }
 
@@ -187,6 +215,56 @@ mod tests {
         let mut map = headers(&["text/plain"]);
         map.append(header::CONTENT_TYPE, HeaderValue::from_bytes(b"text/html;x=\xFF").expect("value"));
         assert_eq!(body_kind(&map), page("text/html", None));
+    }
+
+    #[test]
+    fn the_quick_answer_is_the_full_parse_answer() {
+        let essences = [
+            "text/html",
+            "TEXT/Html",
+            "application/xhtml+xml",
+            "application/json",
+            "text/plain",
+            "*/*",
+            "image/svg+xml",
+            "text/xml",
+            "Application/XML",
+            "application/xml-dtd",
+            "text/xmlx",
+            "nonsense",
+            "text/",
+            "/html",
+            "te xt/html",
+            "text/html\u{b}",
+            "text/html ",
+            " text/html",
+            "a/b+XML",
+            "text/html\t",
+            "\u{c}text/plain",
+            "x/+xml",
+            "+xml",
+            "text/ht ml",
+        ];
+        for essence in essences {
+            for suffix in ["", "; charset=utf-8", ";charset=", "; a=b; charset=latin1"] {
+                let value = format!("{essence}{suffix}");
+                let Ok(field) = HeaderValue::from_str(&value) else { continue };
+                let mut map = HeaderMap::new();
+                map.append(header::CONTENT_TYPE, field);
+                let full = match extract(&map) {
+                    None => BodyKind::Unlabelled,
+                    Some((essence, charset)) if is_page(&essence) => BodyKind::Page { essence, charset },
+                    Some((essence, _)) if is_xml(&essence) => BodyKind::XmlDocument,
+                    Some(_) => BodyKind::Other,
+                };
+                match plain_kind(&map) {
+                    Some(quick) => assert_eq!(quick, full, "{value:?}"),
+                    None => {
+                        assert!(matches!(full, BodyKind::Page { .. }), "{value:?} left to the full parse")
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -10,9 +10,9 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// One request's id: 16 hex digits.
+/// One request's id: 16 hex digits, kept as their ASCII bytes (no allocation, no formatter).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestId(String);
+pub struct RequestId([u8; 16]);
 
 static PREFIX: OnceLock<u64> = OnceLock::new();
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -25,18 +25,23 @@ impl RequestId {
         // The high 24 bits come from the prefix, the low 40 from prefix + counter, so ids stay
         // distinct for 2^40 requests per run.
         let id = (prefix & 0xffff_ff00_0000_0000) | (prefix.wrapping_add(count) & 0x0000_00ff_ffff_ffff);
-        Self(format!("{id:016x}"))
+        let mut digits = [0; 16];
+        for (index, digit) in digits.iter_mut().enumerate() {
+            *digit = b"0123456789abcdef"[usize::try_from(id >> (60 - 4 * index) & 0xf).unwrap_or(0)];
+        }
+        Self(digits)
     }
 
     /// The id as text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        // Always hex digits, so always text.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
 
     /// Sets `X-Request-Id` to this id (on the upstream's request and the client's response).
     pub fn stamp(&self, headers: &mut HeaderMap) {
         // Sixteen hex digits are always a valid value.
-        if let Ok(value) = HeaderValue::from_str(&self.0) {
+        if let Ok(value) = HeaderValue::from_bytes(&self.0) {
             headers.insert(HEADER, value);
         }
     }
@@ -53,7 +58,7 @@ impl Default for RequestId {
 
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -63,8 +68,17 @@ mod tests {
 
     #[test]
     fn ids_are_distinct_hex() {
-        let ids: std::collections::HashSet<String> = (0..10_000).map(|_| RequestId::new().0).collect();
+        let ids: std::collections::HashSet<String> =
+            (0..10_000).map(|_| RequestId::new().as_str().to_owned()).collect();
         assert_eq!(ids.len(), 10_000);
         assert!(ids.iter().all(|id| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit())));
+    }
+
+    #[test]
+    fn the_text_is_the_number_in_hex() {
+        let id = RequestId::new();
+        let number = u64::from_str_radix(id.as_str(), 16).expect("hex");
+        assert_eq!(format!("{number:016x}"), id.as_str());
+        assert_eq!(id.to_string(), id.as_str());
     }
 }

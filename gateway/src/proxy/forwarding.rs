@@ -7,6 +7,8 @@
 use crate::http::client::{ClientInfo, single_token};
 use crate::page::decode;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use std::io::Write;
+use std::net::IpAddr;
 
 /// Headers that describe one connection, never the message (RFC 9110 §7.6.1), plus the legacy
 /// `Proxy-Connection` and `Keep-Alive`. `Proxy-Authorization` is a credential meant for us.
@@ -62,12 +64,14 @@ pub fn strip_hop_by_hop(headers: &mut HeaderMap) {
 /// Sets `X-Forwarded-For/Proto/Host`. From a trusted proxy the chain is extended and its proto
 /// and host are kept; from anyone else every client-sent forwarding header is replaced.
 pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool, host: &str) {
-    let peer = client.peer.to_string();
+    let mut written = [0; MAX_ADDRESS];
+    let peer = address_text(client.peer, &mut written);
     let our_proto = if client.tls { "https" } else { "http" };
     if trusted {
         let chain: Vec<&str> =
             headers.get_all(&X_FORWARDED_FOR).iter().filter_map(|value| value.to_str().ok()).collect();
-        let forwarded_for = if chain.is_empty() { peer } else { format!("{}, {peer}", chain.join(", ")) };
+        let forwarded_for =
+            if chain.is_empty() { peer.to_owned() } else { format!("{}, {peer}", chain.join(", ")) };
         let proto = single_token(headers, "x-forwarded-proto")
             .filter(|proto| *proto == "http" || *proto == "https")
             .unwrap_or(our_proto)
@@ -86,10 +90,49 @@ pub fn set_forwarded(headers: &mut HeaderMap, client: ClientInfo, trusted: bool,
         for name in spoofed {
             headers.remove(name);
         }
-        insert(headers, X_FORWARDED_FOR, &peer);
-        insert(headers, X_FORWARDED_PROTO, our_proto);
+        insert(headers, X_FORWARDED_FOR, peer);
+        headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static(our_proto));
         insert(headers, X_FORWARDED_HOST, host);
     }
+}
+
+/// The longest text of an IP address (an IPv6 address with an embedded IPv4 one).
+const MAX_ADDRESS: usize = 45;
+
+/// `address` as text in `buffer`: an IPv4 address written digit by digit (it goes on every
+/// request, and `Display` with its formatter cost a request more than a thousand instructions),
+/// an IPv6 one by its `Display`.
+fn address_text(address: IpAddr, buffer: &mut [u8; MAX_ADDRESS]) -> &str {
+    let mut length = 0;
+    match address {
+        IpAddr::V4(v4) => {
+            for (index, octet) in v4.octets().into_iter().enumerate() {
+                if index > 0 {
+                    buffer[length] = b'.';
+                    length += 1;
+                }
+                let digits = [octet / 100, octet / 10 % 10, octet % 10];
+                let skip = if octet >= 100 {
+                    0
+                } else if octet >= 10 {
+                    1
+                } else {
+                    2
+                };
+                for digit in &digits[skip..] {
+                    buffer[length] = b'0' + digit;
+                    length += 1;
+                }
+            }
+        }
+        IpAddr::V6(v6) => {
+            let mut cursor = std::io::Cursor::new(&mut buffer[..]);
+            // 45 bytes hold every IPv6 address's text.
+            let _ = write!(cursor, "{v6}");
+            length = usize::try_from(cursor.position()).unwrap_or(0);
+        }
+    }
+    std::str::from_utf8(&buffer[..length]).unwrap_or_default()
 }
 
 /// Whether the header `name` (lower case, as `http` stores it) reads as `target` once `_` is
@@ -196,8 +239,12 @@ pub fn restrict_accept_encoding(headers: &mut HeaderMap) {
         (!codings.is_empty()).then(|| codings.join(", "))
     };
     headers.remove(header::ACCEPT_ENCODING);
-    let value = kept.as_deref().unwrap_or("identity");
-    insert(headers, header::ACCEPT_ENCODING, value);
+    match kept {
+        Some(codings) => insert(headers, header::ACCEPT_ENCODING, &codings),
+        None => {
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        }
+    }
 }
 
 fn insert(headers: &mut HeaderMap, name: HeaderName, value: &str) {
@@ -261,6 +308,25 @@ mod tests {
         assert_eq!(headers["x-forwarded-host"], "tasks.example");
         assert!(headers.get("forwarded").is_none() && headers.get("x-real-ip").is_none());
         assert!(headers.get("x_forwarded_for").is_none() && headers.get("x_forwarded_proto").is_none());
+    }
+
+    #[test]
+    fn addresses_are_written_as_display_writes_them() {
+        let mut buffer = [0; MAX_ADDRESS];
+        for octets in [[0, 0, 0, 0], [127, 0, 0, 1], [9, 10, 99, 100], [255, 255, 255, 255], [10, 200, 3, 40]]
+        {
+            let address = IpAddr::from(octets);
+            assert_eq!(address_text(address, &mut buffer), address.to_string());
+        }
+        for text in [
+            "::1",
+            "2001:db8::8a2e:370:7334",
+            "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255",
+            "::ffff:10.0.0.1",
+        ] {
+            let address: IpAddr = text.parse().expect("an address");
+            assert_eq!(address_text(address, &mut buffer), address.to_string());
+        }
     }
 
     #[test]

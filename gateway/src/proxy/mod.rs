@@ -46,6 +46,8 @@ pub struct Browser<'a> {
     pub host: &'a str,
     /// The scheme the browser used.
     pub scheme: &'static str,
+    /// Both together, `scheme://host`: the site's public origin.
+    pub origin: &'a str,
     /// The request's id.
     pub request_id: &'a RequestId,
 }
@@ -59,7 +61,8 @@ pub async fn forward(
     signed_in: SignedIn,
     mut request: Request<Incoming>,
 ) -> Result<(Response<ProxyBody>, Route), ProxyError> {
-    let Browser { client, trusted, host: browser_host, scheme: origin_scheme, request_id } = *browser;
+    let Browser { client, trusted, host: browser_host, scheme: origin_scheme, origin: public, request_id } =
+        *browser;
     let page_path = request.uri().path().to_owned();
     let identity = signed_in.as_ref().map(|(identity, _)| identity);
     let method = request.method().clone();
@@ -104,18 +107,17 @@ pub async fn forward(
         websocket::restore_upgrade_headers(response.headers_mut(), value);
         return Ok((websocket::tunnel(client_upgrade, response, site.id.to_string()), Route::Upgrade));
     }
-    let public = format!("{origin_scheme}://{browser_host}");
-    response_headers(&mut response, site, &public);
+    response_headers(&mut response, site, public);
     let mut treatment = page::treatment(&method, &response);
     if treatment == Treatment::Refetch {
         // A slice of a page cannot be filtered: fetch the whole page instead, once.
         let retry = retry.ok_or(ProxyError::UpstreamProtocol)?;
         response = send_upstream(gateway, site, retry).await?;
-        response_headers(&mut response, site, &public);
+        response_headers(&mut response, site, public);
         treatment = page::treatment(&method, &response);
     }
     let is_page = matches!(treatment, Treatment::Rewrite { .. });
-    let answer_watch = watch.and_then(|watch| watch.answer(site, &mut response, &public, is_page));
+    let answer_watch = watch.and_then(|watch| watch.answer(site, &mut response, public, is_page));
     match treatment {
         Treatment::Rewrite { .. } => {
             let origin = PageOrigin { scheme: origin_scheme, host: browser_host, path: &page_path };

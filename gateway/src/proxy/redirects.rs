@@ -17,12 +17,21 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 /// Rewrites what in `headers` points at `upstream` to `public` (`https://tasks.example`, the
 /// scheme and authority the browser used).
 pub fn rewrite_to_public(headers: &mut HeaderMap, upstream: &Upstream, public: &str) {
+    // One pass over the names present first: most responses carry none of these, and looking
+    // each up costs a hash and a probe.
+    let rewritten = [&header::LOCATION, &header::CONTENT_LOCATION, &REFRESH, &header::SET_COOKIE];
+    if !headers.keys().any(|name| rewritten.contains(&name)) {
+        return;
+    }
     for name in [header::LOCATION, header::CONTENT_LOCATION] {
         rewrite_each(headers, &name, |value| public_url(value, upstream, public));
     }
-    rewrite_each(headers, &HeaderName::from_static("refresh"), |value| refresh(value, upstream, public));
+    rewrite_each(headers, &REFRESH, |value| refresh(value, upstream, public));
     rewrite_each(headers, &header::SET_COOKIE, |value| cookie_without_upstream_domain(value, upstream));
 }
+
+/// `Refresh`, named once.
+const REFRESH: HeaderName = HeaderName::from_static("refresh");
 
 /// Replaces every value of `name` for which `rewrite` gives a new text (values that are not
 /// valid UTF-8, or whose new text is not a valid header value, are kept as they were).

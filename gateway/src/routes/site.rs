@@ -48,7 +48,8 @@ pub(super) async fn handle(
         Access::Granted(signed_in) => signed_in,
         Access::SignIn(redirect) => return Ok((redirect, Route::SignIn)),
     };
-    let browser = Browser { client, trusted, host: &browser_host, scheme: origin_scheme, request_id };
+    let browser =
+        Browser { client, trusted, host: &browser_host, scheme: origin_scheme, origin: &origin, request_id };
     proxy::forward(gateway, site, &browser, signed_in, request).await
 }
 
