@@ -1,8 +1,11 @@
-//! The word for a password in more languages: Czech and Slovak, the languages of the former
+//! More names of a password: the word for one in more languages, Czech and Slovak, the languages of the former
 //! Yugoslavia, Romanian, Bulgarian, Lithuanian, Estonian, Afrikaans, Icelandic,
 //! Albanian, Greek, Georgian, Armenian, Swahili, Hindi and Bengali as one word; Vietnamese,
 //! Indonesian, Malay, Arabic, Persian, Italian, Greek and Kazakh as phrases of two or three
 //! words. `key::PASSWORD_WORDS` holds the languages found earlier, which the word set triggers.
+//! Also the abbreviations people type for one (`pswd`, `psw`, `pword`, `passwrd`), and the words
+//! for "credentials" in German, Spanish, Portuguese, Italian, French, Dutch and Swedish (`Zugangsdaten:
+//! bob / …`), which name a user and a password together.
 //!
 //! Three kinds of name:
 //! - [`WORDS`] name a password and nothing else, and count as the end of a longer name too
@@ -14,9 +17,10 @@
 //!   alone. A name is compared word by word, so `kata_sandi` and `Kata Sandi` are the same
 //!   name.
 //!
-//! Their triggers are a set of their own ([`triggers`]), built from these lists in the cases a
-//! label is written in: lower case, a capital first letter, a capital on every word, and upper
-//! case. Added to the word set, they made it too large for the regex's fastest prefilter.
+//! Their triggers are two sets of their own ([`triggers`], [`other_triggers`]), built from these
+//! lists in the cases a label is written in: lower case, a capital first letter, a capital on
+//! every word, and upper case. Added to the word set, they made it too large for the regex's
+//! fastest prefilter.
 
 /// What a name says in these languages (`key` turns it into its `Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +62,21 @@ pub(super) const WORDS: [&str; 18] = [
     "\u{9aa}\u{9be}\u{9b8}\u{993}\u{9af}\u{9bc}\u{9be}\u{9b0}\u{9cd}\u{9a1}",
 ];
 
+/// Abbreviations of `password`, whole last words, lower case.
+const ABBREVIATIONS: [&str; 4] = ["pswd", "psw", "pword", "passwrd"];
+
+/// The words for "credentials", whole last words, lower case: a user and a password together.
+pub(super) const CREDENTIAL_WORDS: [&str; 8] = [
+    "zugangsdaten",
+    "anmeldedaten",
+    "credenciales",
+    "credenciais",
+    "credenziali",
+    "identifiants",
+    "inloggegevens",
+    "inloggningsuppgifter",
+];
+
 /// Whole last words that name a password and something else too, lower case: Italian and
 /// Turkish `parola`, Latvian `parole`, Greek `κωδικός`.
 const WEAK_WORDS: [&str; 3] = ["parola", "parole", "\u{3ba}\u{3c9}\u{3b4}\u{3b9}\u{3ba}\u{3cc}\u{3c2}"];
@@ -89,7 +108,12 @@ const PHRASES: [&str; 11] = [
 /// go; `None` when they do not name a password.
 pub(super) fn classify(words: &[&str]) -> Option<Naming> {
     let (&last, earlier) = words.split_last()?;
-    if WORDS.iter().any(|word| last.ends_with(word)) || ends_with_phrase(words) {
+    let whole = |list: &[&str]| list.contains(&last);
+    if WORDS.iter().any(|word| last.ends_with(word))
+        || ends_with_phrase(words)
+        || whole(&ABBREVIATIONS)
+        || whole(&CREDENTIAL_WORDS)
+    {
         return Some(Naming::Password);
     }
     // `parola chiave` is a keyword, `la parola` a word: only the name alone.
@@ -107,14 +131,26 @@ fn ends_with_phrase(words: &[&str]) -> bool {
 
 /// Whether `lowered`, a trigger in lower case, is one of these names.
 pub(super) fn is_name(lowered: &str) -> bool {
-    WORDS.iter().chain(&WEAK_WORDS).chain(&PHRASES).any(|name| *name == lowered)
+    names().any(|name| name == lowered)
 }
 
-/// The alternation of every name in the cases labels are written in, for the regex of their
-/// own set (a `Kata Sandi` label capitalizes each word).
+/// The alternation of the languages' names in the cases labels are written in, for the regex of
+/// their own set (a `Kata Sandi` label capitalizes each word).
 pub(super) fn triggers() -> String {
+    alternation(PHRASES.iter().chain(&WORDS).chain(&WEAK_WORDS))
+}
+
+/// The same for the abbreviations and the words for "credentials", a set of their own: in the
+/// languages' set, any one more name made its prefilter fourteen times slower.
+pub(super) fn other_triggers() -> String {
+    alternation(ABBREVIATIONS.iter().chain(&CREDENTIAL_WORDS))
+}
+
+/// `names` in lower case, with a capital first letter, a capital on every word and in upper
+/// case, longest first, as one regex alternation.
+fn alternation<'a>(names: impl Iterator<Item = &'a &'static str>) -> String {
     let mut literals: Vec<String> = Vec::new();
-    for name in PHRASES.iter().chain(&WORDS).chain(&WEAK_WORDS) {
+    for name in names {
         let title: String = name.split(' ').map(capitalized).collect::<Vec<_>>().join(" ");
         for variant in [name.to_string(), capitalized(name), title, name.to_uppercase()] {
             if !literals.contains(&variant) {
@@ -126,6 +162,11 @@ pub(super) fn triggers() -> String {
     // `parola d'ordine` must not be read as `parola`, nor `fjalëkalimi` as `fjalëkalim`.
     literals.sort_by_key(|literal| std::cmp::Reverse(literal.len()));
     literals.iter().map(|literal| regex::escape(literal)).collect::<Vec<_>>().join("|")
+}
+
+/// Every name, in lower case.
+fn names() -> impl Iterator<Item = &'static str> {
+    PHRASES.iter().chain(&WORDS).chain(&WEAK_WORDS).chain(&ABBREVIATIONS).chain(&CREDENTIAL_WORDS).copied()
 }
 
 /// `word` with its first letter in upper case.
@@ -169,8 +210,8 @@ mod tests {
 
     #[test]
     fn every_name_is_a_trigger_in_each_case() {
-        let triggers = regex::Regex::new(&triggers()).expect("valid");
-        for name in WORDS.iter().chain(&WEAK_WORDS).chain(&PHRASES) {
+        let triggers = regex::Regex::new(&format!("{}|{}", triggers(), other_triggers())).expect("valid");
+        for name in names() {
             for variant in [name.to_string(), capitalized(name), name.to_uppercase()] {
                 let found = triggers.find(&variant).map(|found| found.as_str());
                 assert_eq!(found, Some(variant.as_str()));

@@ -3,12 +3,13 @@
 //! DB password is …", "Passwort …"), in the columns of a CSV table, or whole JSON strings under
 //! a secret-named key ([`secret_under_key`]).
 //!
-//! Eleven regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
+//! Twelve regexes of cheap *triggers* walk the text: shapes (vendor prefixes such as
 //! `ghp_` or `AKIA`, `-----BEGIN `, `eyJ`, `://`, `Cookie:`), more vendor prefixes (`sk-`,
 //! `dckr_pat_`, `hvs.`…), key words (`pass`, `pw`, `secret`, `token`, `key`, `auth`, `bearer`,
 //! `basic`, and the words for a password of other languages), the word for a password in the
-//! languages the key words leave out (`пароль`, `パスワード`…), and in more of them (`heslo`,
-//! `kata sandi`, `mật khẩu`: `languages`), command-line options (` -p`,
+//! languages the key words leave out (`пароль`, `パスワード`…), and in more of them with its
+//! abbreviations and the words for "credentials" (`heslo`, `kata sandi`, `mật khẩu`, `pswd`,
+//! `Zugangsdaten`: `languages`), command-line options (` -p`,
 //! ` --password`) and the commands whose password is an argument (`net use`, `echo`), the names
 //! of one-time codes, and what source code, device configurations, Wi-Fi QR codes and mail
 //! session transcripts write around a secret (`login(`, `getConnection(`, `@tcp(`, `snmp-server
@@ -158,12 +159,13 @@ const TOKEN_SET: usize = 1;
 const KEYWORD_SET: usize = 2;
 const WORD_SET: usize = 3;
 const LANGUAGE_SET: usize = 4;
-const COMMAND_SET: usize = 5;
-const CODE_SET: usize = 6;
-const SOURCE_SET: usize = 7;
-const MESSAGING_SET: usize = 8;
-const AT_SET: usize = 9;
-const PLATFORM_SET: usize = 10;
+const OTHER_NAME_SET: usize = 5;
+const COMMAND_SET: usize = 6;
+const CODE_SET: usize = 7;
+const SOURCE_SET: usize = 8;
+const MESSAGING_SET: usize = 9;
+const AT_SET: usize = 10;
+const PLATFORM_SET: usize = 11;
 
 // Compile-time constants covered by every test: building them cannot fail on any input.
 static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -174,6 +176,8 @@ static KEYWORDS: LazyLock<Regex> =
 static WORDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(WORD_TRIGGERS).expect("word triggers are valid"));
 static LANGUAGES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&languages::triggers()).expect("language triggers are valid"));
+static OTHER_NAMES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&languages::other_triggers()).expect("other names' triggers are valid"));
 static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     let triggers = format!("{TOKEN_TRIGGERS}|{}", hash::TRIGGERS);
     Regex::new(&triggers).expect("token triggers are valid")
@@ -213,6 +217,7 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
         &*KEYWORDS,
         &*WORDS,
         &*LANGUAGES,
+        &*OTHER_NAMES,
         &*COMMANDS,
         &*CODES,
         &*SOURCES,
@@ -227,8 +232,11 @@ pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
     let mut reported = 0;
     loop {
         for (set, (found, trigger)) in next.iter_mut().zip(triggers).enumerate() {
-            let from =
-                if matches!(set, KEYWORD_SET | WORD_SET | LANGUAGE_SET) { at.max(reported) } else { at };
+            let from = if matches!(set, KEYWORD_SET | WORD_SET | LANGUAGE_SET | OTHER_NAME_SET) {
+                at.max(reported)
+            } else {
+                at
+            };
             if set < COMMAND_SET && found.is_some_and(|found| found.start() < from) {
                 *found = trigger.find_at(text, from);
             }

@@ -155,11 +155,13 @@ pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Va
 }
 
 /// `user / password` under a name for both (`Credentials: admin / P4ss!`, `creds: svc | pw`,
+/// `Zugangsdaten: bob / …`,
 /// `Username/Password: admin / P4ss!`): the pair as one value, so the password after the
 /// separator is not left out. `None` otherwise.
 pub(super) fn user_and_password(text: &str, name_start: usize, name: &str, first: Value) -> Option<Value> {
     let lower = name.to_ascii_lowercase();
-    let for_both = ["credential", "credentials", "creds"].iter().any(|word| lower.ends_with(word));
+    let for_both = ["credential", "credentials", "creds"].iter().any(|word| lower.ends_with(word))
+        || super::languages::CREDENTIAL_WORDS.iter().any(|word| lower.ends_with(word));
     if first.quoted || !(for_both || names_user_first(text, name_start)) {
         return None;
     }

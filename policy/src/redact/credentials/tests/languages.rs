@@ -88,3 +88,24 @@ fn words_that_also_mean_something_else_need_a_secret_looking_value() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn abbreviations_and_the_words_for_credentials() {
+    for name in ["pswd", "PSWD", "psw", "Psw", "pword", "passwrd", "db_pswd"] {
+        assert_secret(&format!("{name}: Xk9mQ2vL7pz"), "Xk9mQ2vL7pz");
+    }
+    for name in [
+        "Zugangsdaten",
+        "Anmeldedaten",
+        "Credenciales",
+        "credenciais",
+        "Credenziali",
+        "Identifiants",
+        "Inloggegevens",
+    ] {
+        assert_secret(&format!("{name}: bob / Xk9mQ2vL7pz"), "bob / Xk9mQ2vL7pz");
+    }
+    for text in ["pswd: required", "Zugangsdaten: siehe Wiki", "upsw: 12", "pswdx: Xk9mQ2vL7pz"] {
+        assert_clean(text);
+    }
+}
