@@ -46,7 +46,9 @@ pub(super) fn at_name(text: &str, start: usize, end: usize, out: &mut Vec<Findin
 fn phrase_end(bytes: &[u8], from: usize) -> Option<usize> {
     let mut words = 0;
     let mut at = from;
-    loop {
+    // One word past the longest phrase is enough to say it is none: a trigger before a long run
+    // of lower-case prose reads no further.
+    while words <= COUNTS[COUNTS.len() - 1] {
         let word_end = run(bytes, at, 9, |b| b.is_ascii_lowercase());
         if !(3..=8).contains(&(word_end - at)) || bytes.get(word_end).is_some_and(u8::is_ascii_alphanumeric) {
             break;

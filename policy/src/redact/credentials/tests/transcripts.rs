@@ -47,5 +47,8 @@ fn seed_phrases_of_twelve_to_twenty_four_words() {
         assert_clean(text);
     }
     assert!(!crate::redact::credentials::secret_under_key("mnemonic", "MOV"));
+    // A long run of words after the name is prose, read no further than one word past 24.
+    let long = format!("mnemonic: {}", "word ".repeat(10_000));
+    assert_clean(&long);
     assert!(!crate::redact::credentials::secret_under_key("description", twelve));
 }
