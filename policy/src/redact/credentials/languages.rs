@@ -3,7 +3,8 @@
 //! Albanian, Greek, Georgian, Armenian, Swahili, Hindi and Bengali as one word; Vietnamese,
 //! Indonesian, Malay, Arabic, Persian, Italian, Greek and Kazakh as phrases of two or three
 //! words. `key::PASSWORD_WORDS` holds the languages found earlier, which the word set triggers.
-//! Also the abbreviations people type for one (`pswd`, `psw`, `pword`, `passwrd`), and the words
+//! Also the abbreviations people type for one (`pswd`, `psw`, `pword`, `passwrd`), a personal
+//! access token's (`GH_PAT`, `Azure DevOps PAT: …`, whose tokens have no prefix), and the words
 //! for "credentials" in German, Spanish, Portuguese, Italian, French, Dutch and Swedish (`Zugangsdaten:
 //! bob / …`), which name a user and a password together.
 //!
@@ -65,6 +66,10 @@ pub(super) const WORDS: [&str; 18] = [
 /// Abbreviations of `password`, whole last words, lower case.
 const ABBREVIATIONS: [&str; 4] = ["pswd", "psw", "pword", "passwrd"];
 
+/// A personal access token's abbreviation, a whole last word (`GH_PAT`, `ADO_PAT`, `PAT:`): its
+/// trigger is the upper case alone, since `pat` and `Pat` start `path`, `pattern` and a name.
+const PAT: &str = "pat";
+
 /// The words for "credentials", whole last words, lower case: a user and a password together.
 pub(super) const CREDENTIAL_WORDS: [&str; 8] = [
     "zugangsdaten",
@@ -113,6 +118,7 @@ pub(super) fn classify(words: &[&str]) -> Option<Naming> {
         || ends_with_phrase(words)
         || whole(&ABBREVIATIONS)
         || whole(&CREDENTIAL_WORDS)
+        || last == PAT
     {
         return Some(Naming::Password);
     }
@@ -131,7 +137,7 @@ fn ends_with_phrase(words: &[&str]) -> bool {
 
 /// Whether `lowered`, a trigger in lower case, is one of these names.
 pub(super) fn is_name(lowered: &str) -> bool {
-    names().any(|name| name == lowered)
+    names().any(|name| name == lowered) || lowered == PAT
 }
 
 /// The alternation of the languages' names in the cases labels are written in, for the regex of
@@ -143,7 +149,7 @@ pub(super) fn triggers() -> String {
 /// The same for the abbreviations and the words for "credentials", a set of their own: in the
 /// languages' set, any one more name made its prefilter fourteen times slower.
 pub(super) fn other_triggers() -> String {
-    alternation(ABBREVIATIONS.iter().chain(&CREDENTIAL_WORDS))
+    format!("{}|PAT", alternation(ABBREVIATIONS.iter().chain(&CREDENTIAL_WORDS)))
 }
 
 /// `names` in lower case, with a capital first letter, a capital on every word and in upper

@@ -105,7 +105,21 @@ fn abbreviations_and_the_words_for_credentials() {
     ] {
         assert_secret(&format!("{name}: bob / Xk9mQ2vL7pz"), "bob / Xk9mQ2vL7pz");
     }
-    for text in ["pswd: required", "Zugangsdaten: siehe Wiki", "upsw: 12", "pswdx: Xk9mQ2vL7pz"] {
+    // A personal access token, named by its abbreviation in capitals.
+    let token = "62gf6nja3aahfnhi6brp4ldxjfs75qdcadafyttk7dux46kjhxk2";
+    assert_secret(&format!("Azure DevOps PAT: {token}"), token);
+    assert_secret(&format!("GH_PAT={token}"), token);
+    assert!(crate::redact::credentials::secret_under_key("ado_pat", token));
+    for text in [
+        "pswd: required",
+        "Zugangsdaten: siehe Wiki",
+        "upsw: 12",
+        "pswdx: Xk9mQ2vL7pz",
+        "PATH=/usr/local/bin:/usr/bin",
+        "PATCH /api/v1/users/42",
+        "PAT: enabled on the edge router",
+        "Contact: Pat / Facilities",
+    ] {
         assert_clean(text);
     }
 }
