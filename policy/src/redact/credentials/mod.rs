@@ -370,7 +370,9 @@ fn is_keyword(trigger: &str) -> bool {
 /// as a passphrase of three or more words of letters, and an `Authorization` value is taken by its
 /// credentials (`Basic …`, `Bearer …`, or a bare token). PEM blocks are left to their recognizer.
 pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
-    if mnemonic::names_seed_phrase(key) && mnemonic::is_seed_phrase(value) {
+    // The value first: it fails at its first word for almost every string, and the key's check
+    // allocates.
+    if mnemonic::is_seed_phrase(value) && mnemonic::names_seed_phrase(key) {
         return true;
     }
     if otp::names_code(key) {
