@@ -13,8 +13,8 @@
 //! your passcode"). A run of filler (`000000`, `123456`) is a stand-in. "PIN code" followed by six
 //! digits is India's postal code, and stays.
 
-use super::run;
 use super::vendors::is_placeholder_body;
+use super::{ends_with_folded, run};
 
 /// Triggers: the names of codes, in the cases they are written in.
 pub(super) const TRIGGERS: &str = concat!(
@@ -294,12 +294,6 @@ fn report(text: &str, start: usize, end: usize, out: &mut Vec<super::Finding>) {
 
 fn run_blank(bytes: &[u8], at: usize) -> usize {
     run(bytes, at, 8, |b| b == b' ' || b == b'\t')
-}
-
-/// Whether `text` ends with `suffix` (lower case, ASCII), case aside: only the end is read.
-fn ends_with_folded(text: &str, suffix: &str) -> bool {
-    text.len() >= suffix.len()
-        && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
 /// Whether `text` starts with `prefix` (lower case), case aside.

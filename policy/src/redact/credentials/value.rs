@@ -155,13 +155,13 @@ pub(super) fn passphrase_line(text: &str, name: &str, first: Value) -> Option<Va
 }
 
 /// `user / password` under a name for both (`Credentials: admin / P4ss!`, `creds: svc | pw`,
-/// `Zugangsdaten: bob / …`,
-/// `Username/Password: admin / P4ss!`): the pair as one value, so the password after the
-/// separator is not left out. `None` otherwise.
+/// `Zugangsdaten: bob / …`, `Username/Password: admin / P4ss!`): the pair as one value, so the
+/// password after the separator is not left out. `None` otherwise.
 pub(super) fn user_and_password(text: &str, name_start: usize, name: &str, first: Value) -> Option<Value> {
-    let lower = name.to_ascii_lowercase();
-    let for_both = ["credential", "credentials", "creds"].iter().any(|word| lower.ends_with(word))
-        || super::languages::CREDENTIAL_WORDS.iter().any(|word| lower.ends_with(word));
+    let for_both = ["credential", "credentials", "creds"]
+        .iter()
+        .chain(&super::languages::CREDENTIAL_WORDS)
+        .any(|word| super::ends_with_folded(name, word));
     if first.quoted || !(for_both || names_user_first(text, name_start)) {
         return None;
     }
@@ -174,11 +174,10 @@ pub(super) fn user_and_password(text: &str, name_start: usize, name: &str, first
 /// Whether the password's name at `name_start` is the second of a pair written with `/`:
 /// `username/password`, `User/Pass`, `login/pw`.
 fn names_user_first(text: &str, name_start: usize) -> bool {
-    let before = &text.as_bytes()[..name_start];
-    ["user/", "username/", "user name/", "login/", "userid/"].iter().any(|pair| {
-        before.len() >= pair.len()
-            && before[before.len() - pair.len()..].eq_ignore_ascii_case(pair.as_bytes())
-    })
+    let before = &text[..name_start];
+    ["user/", "username/", "user name/", "login/", "userid/"]
+        .iter()
+        .any(|pair| super::ends_with_folded(before, pair))
 }
 
 /// The rest of the line as one value, for `key=value` lines of properties, INI and `.env` files
