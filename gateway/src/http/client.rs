@@ -42,6 +42,16 @@ fn authority_text<B>(request: &Request<B>) -> Option<&str> {
     (!value.is_empty() && !value.contains('@')).then_some(value)
 }
 
+/// `scheme://authority`, an origin as URLs and `Origin` headers write it; built without the
+/// formatter, as it is for every request.
+pub fn origin(scheme: &str, authority: &str) -> String {
+    let mut origin = String::with_capacity(scheme.len() + 3 + authority.len());
+    origin.push_str(scheme);
+    origin.push_str("://");
+    origin.push_str(authority);
+    origin
+}
+
 /// The scheme the browser used, as far as the gateway can tell.
 pub fn browser_scheme(headers: &HeaderMap, client: ClientInfo, trusted: bool) -> &'static str {
     if trusted {

@@ -47,8 +47,18 @@ pub fn body_kind(headers: &HeaderMap) -> BodyKind {
 fn plain_kind(headers: &HeaderMap) -> Option<BodyKind> {
     let mut fields = headers.get_all(header::CONTENT_TYPE).iter();
     let (Some(field), None) = (fields.next(), fields.next()) else { return None };
-    let text = field.to_str().ok().filter(|text| !text.contains(['"', ',']))?;
-    let essence = text.split(';').next().unwrap_or_default().trim();
+    let text = field.to_str().ok()?;
+    // One pass: a quote or a comma leaves the field to the full parse; the essence ends at the
+    // first `;`.
+    let mut essence_end = text.len();
+    for (at, byte) in text.bytes().enumerate().rev() {
+        match byte {
+            b'"' | b',' => return None,
+            b';' => essence_end = at,
+            _ => {}
+        }
+    }
+    let essence = text[..essence_end].trim();
     let valid = essence.split_once('/').is_some_and(|(kind, subtype)| is_token(kind) && is_token(subtype));
     let lower_is = |wanted: &str| essence.eq_ignore_ascii_case(wanted);
     if !valid || essence == "*/*" {

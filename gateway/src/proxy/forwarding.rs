@@ -42,20 +42,27 @@ const FORWARDING: [&str; 5] =
 /// Removes hop-by-hop headers, including every header the `Connection` header names.
 ///
 /// One pass over the names present, then a removal for each found: most messages carry none or
-/// one of them, and a removal by name costs a hash and a probe even when it finds nothing.
+/// one of them, and a removal by name costs a hash and a probe even when it finds nothing. The
+/// names `Connection` lists are read once and compared with the names present, never parsed
+/// into names of their own; those already hop-by-hop are not kept, so the usual
+/// `Connection: keep-alive` lists nothing and allocates nothing.
 pub fn strip_hop_by_hop(headers: &mut HeaderMap) {
-    let mut doomed: Vec<HeaderName> =
-        headers.keys().filter(|name| HOP_BY_HOP.contains(&name.as_str())).cloned().collect();
-    if doomed.contains(&header::CONNECTION) {
-        doomed.extend(
-            headers
-                .get_all(header::CONNECTION)
-                .iter()
-                .filter_map(|value| value.to_str().ok())
-                .flat_map(|value| value.split(','))
-                .filter_map(|token| HeaderName::from_bytes(token.trim().as_bytes()).ok()),
-        );
-    }
+    let listed: Vec<&str> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(str::trim)
+        .filter(|token| !token.is_empty() && !HOP_BY_HOP.iter().any(|hop| token.eq_ignore_ascii_case(hop)))
+        .collect();
+    let doomed: Vec<HeaderName> = headers
+        .keys()
+        .filter(|name| {
+            let name = name.as_str();
+            HOP_BY_HOP.contains(&name) || listed.iter().any(|token| token.eq_ignore_ascii_case(name))
+        })
+        .cloned()
+        .collect();
     for name in doomed {
         headers.remove(name);
     }
@@ -283,10 +290,16 @@ mod tests {
             ("upgrade", "h2c"),
             ("proxy-authorization", "Basic x"),
             ("x-kept", "yes"),
+            ("close", "a header named by the second field"),
         ]);
         strip_hop_by_hop(&mut headers);
         assert_eq!(headers.len(), 1, "{headers:?}");
         assert_eq!(headers["x-kept"], "yes");
+        // Names in any case and spacing; a `Connection` that is not text names nothing.
+        let mut headers = map(&[("connection", " X-Hop ,,KEEP-ALIVE"), ("x-hop", "1"), ("x-kept", "yes")]);
+        headers.append(header::CONNECTION, HeaderValue::from_bytes(b"x-kept\xff").expect("opaque"));
+        strip_hop_by_hop(&mut headers);
+        assert_eq!(headers.keys().map(HeaderName::as_str).collect::<Vec<_>>(), ["x-kept"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::agent;
 use crate::audit::event::{AuditEvent, EventKind};
 use crate::config::Site;
 use crate::http::body::ProxyBody;
-use crate::http::client::{ClientInfo, browser_scheme, request_authority};
+use crate::http::client::{ClientInfo, browser_scheme, origin, request_authority};
 use crate::http::errors::ProxyError;
 use crate::http::request_id::RequestId;
 use crate::metrics::Route;
@@ -43,7 +43,7 @@ pub(super) async fn handle(
         return Box::pin(reserved_path(gateway, &asked, request)).await;
     }
 
-    let origin = format!("{origin_scheme}://{browser_host}");
+    let origin = origin(origin_scheme, &browser_host);
     let signed_in = match authenticate(gateway, site, &request, &origin, secure).await? {
         Access::Granted(signed_in) => signed_in,
         Access::SignIn(redirect) => return Ok((redirect, Route::SignIn)),
@@ -80,7 +80,7 @@ async fn reserved_path(
         return Ok((reserved::respond(&request)?, Route::Reserved));
     }
     // The agent API acts for the signed-in user: authenticate, but never redirect.
-    let origin = format!("{origin_scheme}://{browser_host}");
+    let origin = origin(origin_scheme, browser_host);
     let caller = match authenticate(gateway, site, &request, &origin, secure).await {
         Ok(Access::Granted(signed_in)) => {
             let (identity, session) = signed_in.map_or((None, None), |(i, s)| (Some(i), Some(s)));

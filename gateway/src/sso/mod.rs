@@ -409,5 +409,5 @@ pub fn return_hosts(config: &Config) -> Vec<String> {
 pub fn origin_of(uri: &::http::Uri) -> String {
     let scheme = uri.scheme_str().unwrap_or("https");
     let authority = uri.authority().map_or("", |authority| authority.as_str());
-    format!("{scheme}://{authority}")
+    crate::http::client::origin(scheme, authority)
 }
