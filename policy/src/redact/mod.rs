@@ -251,9 +251,7 @@ impl Redactor {
                 ssn::in_run(scan, run, &mut found);
             });
             ssn::find_dotted(scan, &groups, &mut found);
-            national::find_de_tax_id(scan, &groups, &mut found);
-            national::find_fr_nir(scan, &groups, &mut found);
-            national::find_uk_nino(scan, &groups, &mut found);
+            national::find(scan, &groups, &mut found);
             ip::find_ipv4(scan, &groups, &mut found);
             ip::find_ipv6(scan, &mut found);
             self.phones.find(scan, &groups, &finding::Claims::new(&found), &mut found);

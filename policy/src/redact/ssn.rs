@@ -12,9 +12,7 @@
 use super::digits::{Group, is_word_byte};
 use super::finding::Finding;
 use super::kind::RedactionKind;
-
-/// How far before a nine-digit number the words "SSN" or "social security" count.
-const CONTEXT: usize = 40;
+use super::national::named_before;
 
 /// Reports every SSN (and SSN look-alike) in `text`.
 #[cfg(test)]
@@ -38,7 +36,7 @@ pub(crate) fn in_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
         }
         if let [single] = run
             && single.len() == 9
-            && after_ssn_words(text, single.start)
+            && named_before(text, single.start, &["ssn", "social security"])
         {
             let parts = [
                 Group { start: single.start, end: single.start + 3 },
@@ -102,15 +100,6 @@ fn finding(text: &str, [area, group, serial]: [Group; 3]) -> Finding {
     } else {
         Finding::look_alike(start, end, RedactionKind::Ssn)
     }
-}
-
-fn after_ssn_words(text: &str, start: usize) -> bool {
-    let mut from = start.saturating_sub(CONTEXT);
-    while !text.is_char_boundary(from) {
-        from -= 1;
-    }
-    let before = text[from..start].to_ascii_lowercase();
-    before.contains("ssn") || before.contains("social security")
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! bare run of digits says nothing about what it is). `123/456/78903` is the older Steuernummer of
 //! a tax office, not this number, and is not matched.
 
-use super::{read_groups, standalone};
+use super::{for_each_unread, named_before, read_groups, standalone};
 use crate::redact::RedactionKind;
 use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
@@ -23,46 +23,34 @@ use crate::redact::finding::Finding;
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     let digit = |_: usize, byte: u8| byte.is_ascii_digit();
-    let mut at = 0;
-    for &Group { start, end: run_end } in groups {
-        if start < at {
-            continue;
-        }
-        at = run_end;
+    for_each_unread(groups, |Group { start, end: run_end }| {
+        let kind = RedactionKind::DeTaxId;
         match run_end - start {
             11 => {
-                let Some((digits, end)) = read_groups::<11>(bytes, start, &[11], None, digit) else {
-                    continue;
-                };
+                let (digits, end) = read_groups::<11>(bytes, start, &[11], None, digit)?;
                 if !standalone(text, start, end, false) {
-                    continue;
+                    return None;
                 }
                 if is_valid(&digits) {
-                    out.push(Finding::valid(start, end, RedactionKind::DeTaxId));
-                } else if tax_shaped(&digits) || after_tax_words(text, start) {
+                    out.push(Finding::valid(start, end, kind));
+                } else if tax_shaped(&digits) || named_before(text, start, WORDS) {
                     // Eleven digits whose repetitions are a tax id's (about 2% of random numbers
                     // are), or that a text calls a tax id: a wrong one is not a phone number.
-                    out.push(Finding::look_alike(start, end, RedactionKind::DeTaxId));
+                    out.push(Finding::look_alike(start, end, kind));
                 }
+                Some(end)
             }
             2 => {
-                let Some((digits, end)) = read_groups::<11>(bytes, start, &[2, 3, 3, 3], Some(b' '), digit)
-                else {
-                    continue;
-                };
+                let (digits, end) = read_groups::<11>(bytes, start, &[2, 3, 3, 3], Some(b' '), digit)?;
                 if digits[0] == b'0' || !standalone(text, start, end, true) {
-                    continue;
+                    return None;
                 }
-                out.push(if is_valid(&digits) {
-                    Finding::valid(start, end, RedactionKind::DeTaxId)
-                } else {
-                    Finding::look_alike(start, end, RedactionKind::DeTaxId)
-                });
-                at = end;
+                out.push(Finding { start, end, kind, valid: is_valid(&digits) });
+                Some(end)
             }
-            _ => {}
+            _ => None,
         }
-    }
+    });
 }
 
 /// The first digit and the repetitions of a tax id, whatever the check digit.
@@ -71,17 +59,9 @@ fn tax_shaped(digits: &[u8; 11]) -> bool {
     values[0] != 0 && repetitions_allowed(&values)
 }
 
-/// Whether the words right before `start` name a tax id (`Steuer-ID`, `tax ID`, `IdNr`, `TIN`).
-fn after_tax_words(text: &str, start: usize) -> bool {
-    let mut from = start.saturating_sub(40);
-    while !text.is_char_boundary(from) {
-        from -= 1;
-    }
-    let before = text[from..start].to_lowercase();
-    ["steuer", "tax id", "tax-id", "taxid", "tax_id", "idnr", "identifikationsnummer", "tin:", "tin "]
-        .iter()
-        .any(|word| before.contains(word))
-}
+/// Words that name a tax id (`Steuer-ID`, `tax ID`, `IdNr`, `TIN`).
+const WORDS: &[&str] =
+    &["steuer", "tax id", "tax-id", "taxid", "tax_id", "idnr", "identifikationsnummer", "tin:", "tin "];
 
 /// Whether the eleven ASCII digits are a tax id: first digit, repetitions, check digit.
 fn is_valid(digits: &[u8; 11]) -> bool {
@@ -154,7 +134,7 @@ mod tests {
 
     #[test]
     fn finds_in_text() {
-        use super::super::tests::{look_alike, valid};
+        use super::super::tests::{assert_finds, look_alike, valid};
         let cases: Vec<(&str, Vec<(String, bool)>)> = vec![
             ("86095742719", valid("86095742719")),
             ("86 095 742 719", valid("86 095 742 719")),
@@ -188,9 +168,7 @@ mod tests {
             ("06 095 742 719", vec![]),
             ("no digits at all", vec![]),
         ];
-        for (text, expected) in cases {
-            assert_eq!(found(text), expected, "{text:?}");
-        }
+        assert_finds(find, &cases);
     }
 
     #[test]

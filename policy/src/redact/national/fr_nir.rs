@@ -13,7 +13,7 @@
 //! of the right shape whose key fails is a look-alike when written in groups or with `2A`/`2B`;
 //! fifteen bare digits that fail are left to the other recognizers (a card number, say).
 
-use super::{read_groups, standalone};
+use super::{for_each_unread, read_groups, standalone};
 use crate::redact::RedactionKind;
 use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
@@ -28,23 +28,18 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     // Digits everywhere, except that the second character of the département may be A or B.
     let allowed =
         |index: usize, byte: u8| byte.is_ascii_digit() || (index == 6 && matches!(byte, b'A' | b'B'));
-    let mut at = 0;
-    for &Group { start, end } in groups {
-        if start < at {
-            continue;
-        }
-        at = end;
+    for_each_unread(groups, |Group { start, end }| {
         if !matches!(bytes[start], b'1'..=b'4' | b'7' | b'8') {
-            continue;
+            return None;
         }
         // The first run of digits tells the layouts worth reading: the sex digit alone (groups),
         // all fifteen or thirteen digits, or six digits up to Corsica's letter.
-        let layouts = match at - start {
+        let layouts = match end - start {
             1 => &LAYOUTS[..1],
             15 => &LAYOUTS[1..2],
             13 => &LAYOUTS[2..],
-            6 if matches!(bytes.get(at), Some(b'A' | b'B')) => &LAYOUTS[1..],
-            _ => continue,
+            6 if matches!(bytes.get(end), Some(b'A' | b'B')) => &LAYOUTS[1..],
+            _ => return None,
         };
         for &(lengths, spaced) in layouts {
             let separator = spaced.then_some(b' ');
@@ -54,16 +49,15 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
             if !has_shape(&nir) || !standalone(text, start, end, spaced) {
                 continue;
             }
-            if key_matches(&nir) {
-                out.push(Finding::valid(start, end, RedactionKind::FrNir));
-                at = end;
-            } else if spaced || nir[6].is_ascii_alphabetic() {
-                out.push(Finding::look_alike(start, end, RedactionKind::FrNir));
-                at = end;
+            let valid = key_matches(&nir);
+            if !valid && !spaced && !nir[6].is_ascii_alphabetic() {
+                return None;
             }
-            break;
+            out.push(Finding { start, end, kind: RedactionKind::FrNir, valid });
+            return Some(end);
         }
-    }
+        None
+    });
 }
 
 /// Sex, month and département are in their ranges (the layout already checked the characters).
@@ -92,10 +86,6 @@ fn key_matches(nir: &[u8; 15]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn found(text: &str) -> Vec<(String, bool)> {
-        super::super::tests::found_by(find, text)
-    }
 
     #[test]
     fn key() {
@@ -135,7 +125,7 @@ mod tests {
 
     #[test]
     fn finds_in_text() {
-        use super::super::tests::{look_alike, valid};
+        use super::super::tests::{assert_finds, look_alike, valid};
         let cases: Vec<(&str, Vec<(String, bool)>)> = vec![
             ("185057800608491", valid("185057800608491")),
             ("1 85 05 78 006 084 91", valid("1 85 05 78 006 084 91")),
@@ -167,8 +157,6 @@ mod tests {
             ("1-85-05-78-006-084-91", vec![]),
             ("1 85 05 2a 006 084 91", vec![]),
         ];
-        for (text, expected) in cases {
-            assert_eq!(found(text), expected, "{text:?}");
-        }
+        assert_finds(find, &cases);
     }
 }

@@ -7,14 +7,65 @@
 //! a letter, a digit or `_`, and not glued to another number by `.`, `,`, `-`, `/` or a leading
 //! `+` (`+12345678903` is a phone number, `3.14159265358` a decimal). The IP recognizers (`ip`)
 //! use the same scanning helpers.
+//!
+//! A number whose bare digits say too little is read only after a word that names it
+//! ([`named_before`], which the SSN recognizer uses too).
 
 mod de_tax_id;
 mod fr_nir;
 mod uk_nino;
 
-pub(crate) use de_tax_id::find as find_de_tax_id;
-pub(crate) use fr_nir::find as find_fr_nir;
-pub(crate) use uk_nino::find as find_uk_nino;
+use crate::redact::digits::Group;
+use crate::redact::finding::Finding;
+
+/// A recognizer's entry point: the text, its digit groups, the findings to push to.
+type Find = fn(&str, &[Group], &mut Vec<Finding>);
+
+/// Every national recognizer's findings in `text` (its digit `groups` listed).
+pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
+    let finders: [Find; 3] = [de_tax_id::find, fr_nir::find, uk_nino::find];
+    for find in finders {
+        find(text, groups, out);
+    }
+}
+
+/// Calls `read` with each of the digit `groups` that lies past the values found so far: `read`
+/// returns the end of the value it found at a group, and the groups before that end are not
+/// read again.
+pub(super) fn for_each_unread(groups: &[Group], mut read: impl FnMut(Group) -> Option<usize>) {
+    let mut at = 0;
+    for &group in groups {
+        if group.start >= at {
+            at = read(group).unwrap_or(group.end);
+        }
+    }
+}
+
+/// How far before a number, in bytes, the words that name it are looked for.
+const CONTEXT: usize = 40;
+
+/// Whether one of `words` (lower case) stands in the [`CONTEXT`] bytes before `start` with no
+/// digit between it and `start` (a word names the next number: in `PESEL 61032151579, CPF
+/// 28856646064` the second number is not a PESEL), in any case, at the start of a word: after a
+/// character that is not an ASCII letter, or as the capitalized part of a camel-case name
+/// (`customerCpf`), so `uid` is not found in `guid`.
+pub(crate) fn named_before(text: &str, start: usize, words: &[&str]) -> bool {
+    let bytes = text.as_bytes();
+    let from = start.saturating_sub(CONTEXT);
+    let from = bytes[from..start].iter().rposition(u8::is_ascii_digit).map_or(from, |last| from + last + 1);
+    let window = &bytes[from..start];
+    words.iter().any(|word| {
+        window.windows(word.len()).enumerate().any(|(offset, candidate)| {
+            let at = from + offset;
+            candidate.eq_ignore_ascii_case(word.as_bytes())
+                && match at.checked_sub(1).map(|i| bytes[i]) {
+                    Some(previous) if previous.is_ascii_lowercase() => bytes[at].is_ascii_uppercase(),
+                    Some(previous) => !previous.is_ascii_uppercase(),
+                    None => true,
+                }
+        })
+    })
+}
 
 /// Whether the character before byte `start` is a letter, a digit or `_` (Unicode-aware).
 pub(super) fn word_before(text: &str, start: usize) -> bool {
@@ -103,142 +154,4 @@ pub(super) fn read_groups<const N: usize>(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-    use crate::redact::finding::Finding;
-
-    /// What `find` reports in `text`: each span's text and whether it is valid.
-    pub(in crate::redact::national) fn found_by(find: Find, text: &str) -> Vec<(String, bool)> {
-        let mut out = Vec::new();
-        find(text, &crate::redact::digits::groups(text), &mut out);
-        out.iter().map(|f| (text[f.start..f.end].to_owned(), f.valid)).collect()
-    }
-
-    /// The expectation of one valid finding.
-    pub(in crate::redact::national) fn valid(span: &str) -> Vec<(String, bool)> {
-        vec![(span.to_owned(), true)]
-    }
-
-    /// The expectation of one look-alike.
-    pub(in crate::redact::national) fn look_alike(span: &str) -> Vec<(String, bool)> {
-        vec![(span.to_owned(), false)]
-    }
-
-    /// A recognizer's entry point.
-    type Find = fn(&str, &[crate::redact::digits::Group], &mut Vec<Finding>);
-
-    #[test]
-    fn standalone_boundaries() {
-        // (text, start, end, grouped, expected)
-        let cases = [
-            ("12345", 0, 5, false, true),
-            ("x 12345.", 2, 7, false, true),
-            ("a12345", 1, 6, false, false),
-            ("12345b", 0, 5, false, false),
-            ("é12345", 2, 7, false, false),
-            ("+12345", 1, 6, false, false),
-            ("1.12345", 2, 7, false, false),
-            ("12345,6", 0, 5, false, false),
-            ("1,12345", 2, 7, false, false),
-            ("12345,09/02/2021", 0, 5, false, true),
-            ("2021,12345,40782536964", 5, 10, false, true),
-            ("12345-6", 0, 5, false, false),
-            ("12345-x", 0, 5, false, true),
-            ("(12345)", 1, 6, false, true),
-            ("9 12345", 2, 7, false, true),
-            ("9 12345", 2, 7, true, false),
-            ("12345 9", 0, 5, true, false),
-            ("12345 x", 0, 5, true, true),
-        ];
-        for (text, start, end, grouped, expected) in cases {
-            assert_eq!(standalone(text, start, end, grouped), expected, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn reads_groups() {
-        let digit = |_: usize, byte: u8| byte.is_ascii_digit();
-        assert_eq!(read_groups::<5>(b"12 345x", 0, &[2, 3], Some(b' '), digit), Some((*b"12345", 6)));
-        assert_eq!(read_groups::<5>(b"12345", 0, &[2, 3], None, digit), Some((*b"12345", 5)));
-        assert_eq!(read_groups::<5>(b"12-345", 0, &[2, 3], Some(b' '), digit), None);
-        assert_eq!(read_groups::<5>(b"12 34", 0, &[2, 3], Some(b' '), digit), None);
-        assert_eq!(read_groups::<5>(b"1A345", 0, &[2, 3], None, digit), None);
-        let letter_second = |i: usize, byte: u8| byte.is_ascii_digit() || (i == 1 && byte == b'A');
-        assert_eq!(read_groups::<5>(b"1A 345", 0, &[2, 3], Some(b' '), letter_second), Some((*b"1A345", 6)));
-    }
-
-    /// Every kind's valid sample is found whole next to spaces and punctuation, at the start and
-    /// end of the text, and never whole when glued to a letter, a digit, `_` or `é`.
-    #[test]
-    fn samples_between_neighbours() {
-        let samples: [(Find, &str); 9] = [
-            (find_de_tax_id, "86095742719"),
-            (find_de_tax_id, "86 095 742 719"),
-            (find_fr_nir, "185057800608491"),
-            (find_fr_nir, "1 85 05 78 006 084 91"),
-            (find_uk_nino, "AB123456C"),
-            (find_uk_nino, "AB 12 34 56 C"),
-            (crate::redact::ip::find_ipv4, "192.0.2.55"),
-            (|text, _, out| crate::redact::ip::find_ipv6(text, out), "2001:db8::55"),
-            (|text, _, out| crate::redact::ip::find_ipv6(text, out), "::ffff:192.0.2.55"),
-        ];
-        let apart = [
-            ("", ""),
-            (" ", " "),
-            ("(", ")"),
-            ("\"", "\","),
-            ("[", "];"),
-            ("\n", "."),
-            ("'", "'!"),
-            ("<", ">"),
-        ];
-        let glued = [("x", ""), ("", "x"), ("1", ""), ("", "1"), ("_", ""), ("", "_"), ("é", ""), ("", "é")];
-        for (find, sample) in samples {
-            for (before, after) in apart {
-                let text = format!("{before}{sample}{after}");
-                let mut out = Vec::new();
-                find(&text, &crate::redact::digits::groups(&text), &mut out);
-                let spans: Vec<&str> =
-                    out.iter().filter(|f| f.valid).map(|f| &text[f.start..f.end]).collect();
-                assert_eq!(spans, [sample], "{text:?}");
-            }
-            for (before, after) in glued {
-                let text = format!("{before}{sample}{after}");
-                let mut out = Vec::new();
-                find(&text, &crate::redact::digits::groups(&text), &mut out);
-                let spans: Vec<&str> =
-                    out.iter().filter(|f| f.valid).map(|f| &text[f.start..f.end]).collect();
-                // Glued, the sample is never taken whole (what is left may still be a value: a
-                // NINO without its suffix, the address after `x2001:` as in `key:2001:db8::1`).
-                assert!(!spans.contains(&sample), "{text:?}: {spans:?}");
-            }
-        }
-    }
-
-    proptest::proptest! {
-        /// Whatever the text, every recognizer returns spans on character boundaries, in order
-        /// within the text, that neither start nor end inside a word.
-        #[test]
-        fn findings_are_whole_tokens(
-            text in "(1|12|255|0|9|\\.|:|::| |é|ü|§|ver |x|AB|ab|C|c|2A|-|\\+|/|f|_|[0-9a-fA-Z .:]{1,4}|\
-                86 095 742 719|185057800608491|1 85 05 78 006 084 91|CE 12 34 56|192\\.0\\.2\\.1|2001:db8){0,12}"
-        ) {
-            let finders: [Find; 5] = [
-                find_de_tax_id,
-                find_fr_nir,
-                find_uk_nino,
-                crate::redact::ip::find_ipv4,
-                |text, _, out| crate::redact::ip::find_ipv6(text, out),
-            ];
-            for find in finders {
-                let mut out = Vec::new();
-                find(&text, &crate::redact::digits::groups(&text), &mut out);
-                for finding in out {
-                    proptest::prop_assert!(finding.start < finding.end && finding.end <= text.len());
-                    proptest::prop_assert!(text.is_char_boundary(finding.start) && text.is_char_boundary(finding.end));
-                    proptest::prop_assert!(!word_before(&text, finding.start) && !word_after(&text, finding.end));
-                }
-            }
-        }
-    }
-}
+pub(super) mod tests;

@@ -16,7 +16,7 @@
 //! together are too common a shape for order numbers and references, and a lower-case `at 12 34 56`
 //! is prose.
 
-use super::{read_groups, standalone};
+use super::{for_each_unread, read_groups, standalone};
 use crate::redact::RedactionKind;
 use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
@@ -24,23 +24,13 @@ use crate::redact::finding::Finding;
 /// Pushes every NINO in `text` (its digit `groups` listed), and the look-alikes with a prefix
 /// that is never allocated.
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
-    let mut at = 0;
     // The six digits are the anchor: find a run, then look for the prefix just before it.
-    for &Group { start: digits_start, end } in groups {
-        if digits_start < at {
-            continue;
-        }
-        at = end;
-        let shape = SEPARATORS.iter().find_map(|&separator| shape_at(text, digits_start, separator));
-        if let Some((start, end, prefix)) = shape {
-            out.push(if prefix_allocated(prefix) {
-                Finding::valid(start, end, RedactionKind::UkNino)
-            } else {
-                Finding::look_alike(start, end, RedactionKind::UkNino)
-            });
-            at = end;
-        }
-    }
+    for_each_unread(groups, |Group { start: digits_start, .. }| {
+        let (start, end, prefix) =
+            SEPARATORS.iter().find_map(|&separator| shape_at(text, digits_start, separator))?;
+        out.push(Finding { start, end, kind: RedactionKind::UkNino, valid: prefix_allocated(prefix) });
+        Some(end)
+    });
 }
 
 /// What may stand between a NINO's parts; one of them throughout a number.
@@ -116,7 +106,7 @@ mod tests {
 
     #[test]
     fn finds_in_text() {
-        use super::super::tests::{look_alike, valid};
+        use super::super::tests::{assert_finds, look_alike, valid};
         let cases: Vec<(&str, Vec<(String, bool)>)> = vec![
             ("AB123456C", valid("AB123456C")),
             ("AB 12 34 56 C", valid("AB 12 34 56 C")),
@@ -160,9 +150,7 @@ mod tests {
             ("no digits", vec![]),
             ("a 1 and 22 and 333", vec![]),
         ];
-        for (text, expected) in cases {
-            assert_eq!(found(text), expected, "{text:?}");
-        }
+        assert_finds(find, &cases);
     }
 
     #[test]
