@@ -68,13 +68,19 @@ fn scan_run(text: &str, run: &[Group], out: &mut Vec<Finding>) {
 
 /// Written as cards are: 4-4-4-4 (with a last group of 1–3 for 17–19 digits), Amex 4-6-5, Diners
 /// 4-6-4, one piece of 13–19 digits with an issuer prefix for that length, or 13–19 digits in three or more
-/// groups led by a 4-digit group with an issuer prefix.
+/// groups led by a 4-digit group with an issuer prefix. Eighteen digits in one piece that are a
+/// Chinese resident id (its province, date of birth and check character) are that id, not a
+/// card's look-alike: provinces 41–46, 50 and 61–65 share their first digits with card issuers.
 fn card_shaped(groups: &[Group], digits: &[u8]) -> bool {
     let lengths: Vec<usize> = groups.iter().map(|g| g.len()).collect();
     match lengths.as_slice() {
         [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4] => true,
         [4, 4, 4, 4, tail] => (1..=3).contains(tail),
-        [single] => (13..=19).contains(single) && issuer_accepts(digits),
+        [single] => {
+            (13..=19).contains(single)
+                && issuer_accepts(digits)
+                && !super::national::is_cn_resident_id(digits)
+        }
         // Other groupings of a 13–19 digit number that starts with a 4-digit issuer group.
         [4, rest @ ..] if rest.len() >= 2 => {
             (13..=19).contains(&digits.len()) && issuer_accepts_prefix(digits)
@@ -83,8 +89,8 @@ fn card_shaped(groups: &[Group], digits: &[u8]) -> bool {
     }
 }
 
-/// Luhn over the digits.
-fn luhn(digits: &[u8]) -> bool {
+/// Luhn over the digits (values 0–9, check digit last).
+pub(crate) fn luhn(digits: &[u8]) -> bool {
     let sum: u32 = digits
         .iter()
         .rev()

@@ -28,6 +28,22 @@ pub enum RedactionKind {
     FrNir,
     /// The UK National Insurance number.
     UkNino,
+    /// The Spanish DNI and NIE, control letter verified.
+    EsDni,
+    /// The Italian codice fiscale, check letter verified (omocodia included).
+    ItCodiceFiscale,
+    /// The Brazilian CPF, both check digits verified.
+    BrCpf,
+    /// The Chinese resident identity number, date of birth and MOD 11-2 check verified.
+    CnResidentId,
+    /// The Swedish personnummer and samordningsnummer, date and Luhn verified.
+    SePersonnummer,
+    /// The Indian Aadhaar number, Verhoeff check digit verified.
+    InAadhaar,
+    /// The Polish PESEL, date and check digit verified; only after the word PESEL.
+    PlPesel,
+    /// The Dutch BSN, eleven-proof verified; only after a word that names it.
+    NlBsn,
     /// IPv4 addresses.
     Ipv4,
     /// IPv6 addresses.
@@ -38,7 +54,7 @@ pub enum RedactionKind {
 
 impl RedactionKind {
     /// Every built-in kind: what `redact = ["all"]` stands for.
-    pub const BUILTIN: [RedactionKind; 11] = [
+    pub const BUILTIN: [RedactionKind; 19] = [
         Self::Email,
         Self::Phone,
         Self::Iban,
@@ -48,6 +64,14 @@ impl RedactionKind {
         Self::DeTaxId,
         Self::FrNir,
         Self::UkNino,
+        Self::EsDni,
+        Self::ItCodiceFiscale,
+        Self::BrCpf,
+        Self::CnResidentId,
+        Self::SePersonnummer,
+        Self::InAadhaar,
+        Self::PlPesel,
+        Self::NlBsn,
         Self::Ipv4,
         Self::Ipv6,
     ];
@@ -64,6 +88,14 @@ impl RedactionKind {
             Self::DeTaxId => "de_tax_id",
             Self::FrNir => "fr_nir",
             Self::UkNino => "uk_nino",
+            Self::EsDni => "es_dni",
+            Self::ItCodiceFiscale => "it_codice_fiscale",
+            Self::BrCpf => "br_cpf",
+            Self::CnResidentId => "cn_resident_id",
+            Self::SePersonnummer => "se_personnummer",
+            Self::InAadhaar => "in_aadhaar",
+            Self::PlPesel => "pl_pesel",
+            Self::NlBsn => "nl_bsn",
             Self::Ipv4 => "ipv4",
             Self::Ipv6 => "ipv6",
             Self::Custom(name) => name.as_str(),

@@ -14,8 +14,8 @@
 //!
 //! Recognizers (each file owns one kind's rules and validator): `email` (IANA top-level
 //! domains), `phone` (libphonenumber metadata), `card` (issuer prefixes and Luhn), `iban`
-//! (country lengths and mod-97), `ssn` (SSA rules), `national` (German tax id, French NIR, UK
-//! NINO), `ip`, `credentials` (keys, tokens, passwords). `json` walks structured values (tool
+//! (country lengths and mod-97), `ssn` (SSA rules), `national` (national identification numbers
+//! of eleven countries, one file each), `ip`, `credentials` (keys, tokens, passwords). `json` walks structured values (tool
 //! results, input schemas) string by string.
 //!
 //! This module may use only the policy crate's ids; it knows nothing of HTTP or the gateway.
@@ -246,12 +246,12 @@ impl Redactor {
         let groups = digits::groups(scan);
         if !groups.is_empty() {
             iban::find(scan, &groups, &mut found);
+            national::find(scan, &groups, &mut found);
             digits::for_each_joined(scan, &groups, digits::CARD_AND_SSN_SEPARATORS, |run| {
                 card::in_run(scan, run, &mut found);
                 ssn::in_run(scan, run, &mut found);
             });
             ssn::find_dotted(scan, &groups, &mut found);
-            national::find(scan, &groups, &mut found);
             ip::find_ipv4(scan, &groups, &mut found);
             ip::find_ipv6(scan, &mut found);
             self.phones.find(scan, &groups, &finding::Claims::new(&found), &mut found);

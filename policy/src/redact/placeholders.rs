@@ -128,7 +128,15 @@ fn canonical(kind: &RedactionKind, original: &str) -> String {
         | RedactionKind::Ssn
         | RedactionKind::DeTaxId
         | RedactionKind::FrNir
-        | RedactionKind::UkNino => original
+        | RedactionKind::UkNino
+        | RedactionKind::EsDni
+        | RedactionKind::ItCodiceFiscale
+        | RedactionKind::BrCpf
+        | RedactionKind::CnResidentId
+        | RedactionKind::SePersonnummer
+        | RedactionKind::InAadhaar
+        | RedactionKind::PlPesel
+        | RedactionKind::NlBsn => original
             .chars()
             .filter(|c| c.is_alphanumeric() || *c == '+')
             .flat_map(char::to_uppercase)

@@ -83,7 +83,12 @@ pub fn item(rng: &mut Rng, id: usize, channel: Channel) -> Item {
         .into_iter()
         .map(|kind| match kind {
             RedactionKind::Credentials => (3, kind),
-            RedactionKind::Email | RedactionKind::Ipv4 | RedactionKind::Ipv6 => (2, kind),
+            RedactionKind::Email
+            | RedactionKind::Ipv4
+            | RedactionKind::Ipv6
+            | RedactionKind::ItCodiceFiscale
+            | RedactionKind::PlPesel
+            | RedactionKind::NlBsn => (2, kind),
             _ => (1, kind),
         })
         .collect();

@@ -76,6 +76,8 @@ const GROUPED_KINDS: &[RedactionKind] = &[
     RedactionKind::DeTaxId,
     RedactionKind::FrNir,
     RedactionKind::UkNino,
+    RedactionKind::CnResidentId,
+    RedactionKind::InAadhaar,
 ];
 
 impl Channel {
@@ -129,14 +131,35 @@ impl Channel {
             Channel::Nbsp | Channel::JsonEscaped | Channel::NarrowNbsp | Channel::ThinSpace => {
                 GROUPED_KINDS.to_vec()
             }
-            Channel::UnicodeDash => vec![RedactionKind::Phone, RedactionKind::Card, RedactionKind::Ssn],
+            Channel::UnicodeDash => vec![
+                RedactionKind::Phone,
+                RedactionKind::Card,
+                RedactionKind::Ssn,
+                RedactionKind::EsDni,
+                RedactionKind::BrCpf,
+                RedactionKind::SePersonnummer,
+                RedactionKind::InAadhaar,
+            ],
             Channel::NativeDigits => vec![
                 RedactionKind::Phone,
                 RedactionKind::Card,
                 RedactionKind::Ssn,
                 RedactionKind::DeTaxId,
                 RedactionKind::FrNir,
+                RedactionKind::EsDni,
+                RedactionKind::BrCpf,
+                RedactionKind::CnResidentId,
+                RedactionKind::SePersonnummer,
+                RedactionKind::InAadhaar,
+                RedactionKind::PlPesel,
+                RedactionKind::NlBsn,
             ],
+            // Named references stand for punctuation: a value written without any (a codice
+            // fiscale, a PESEL) would reach the page as it is.
+            Channel::HtmlNamed => RedactionKind::BUILTIN
+                .into_iter()
+                .filter(|k| !matches!(k, RedactionKind::ItCodiceFiscale | RedactionKind::PlPesel))
+                .collect(),
             Channel::Fullwidth => RedactionKind::BUILTIN
                 .into_iter()
                 .filter(|k| {

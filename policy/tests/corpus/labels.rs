@@ -58,6 +58,39 @@ pub fn label(planted: &Planted, lang: Lang) -> String {
         (RedactionKind::UkNino, _) => {
             pick(["NI number", "NI-Nummer", "NI number", "NI number", "NI number", "NI-nummer", "NI number"])
         }
+        (RedactionKind::EsDni, _) => "DNI/NIE".into(),
+        (RedactionKind::ItCodiceFiscale, _) => pick([
+            "fiscal code",
+            "Codice fiscale",
+            "code fiscal",
+            "código fiscal",
+            "codice fiscale",
+            "fiscale code",
+            "código fiscal",
+        ]),
+        (RedactionKind::BrCpf, _) => "CPF".into(),
+        (RedactionKind::CnResidentId, _) => pick([
+            "resident ID",
+            "chinesische Ausweisnummer",
+            "numéro d'identité chinois",
+            "documento chino",
+            "documento cinese",
+            "Chinees identiteitsnummer",
+            "identidade chinesa",
+        ]),
+        (RedactionKind::SePersonnummer, _) => pick([
+            "Swedish ID",
+            "schwedische ID",
+            "ID suédois",
+            "ID sueco",
+            "ID svedese",
+            "Zweeds ID",
+            "ID sueco",
+        ]),
+        (RedactionKind::InAadhaar, _) => "Aadhaar".into(),
+        (RedactionKind::PlPesel | RedactionKind::NlBsn, _) => {
+            pick(["no.", "Nr.", "n°", "n.º", "n.", "nr.", "nº"])
+        }
         (RedactionKind::Ipv4 | RedactionKind::Ipv6, "client_ip" | "client_ipv6") => pick([
             "IP address",
             "IP-Adresse",

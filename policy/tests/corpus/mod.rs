@@ -7,7 +7,8 @@
 //! replace it) or a *look-alike* (same shape, fails the real rule: it must be left intact).
 //!
 //! Values are generated from the real rules (mod-97, Luhn, libphonenumber's metadata, MOD 11,10,
-//! the NIR key, GitHub's CRC-32, …) in `values_*`; `generate` never looks at what the redactor
+//! the NIR key, MOD 11-2, Verhoeff, the DNI and codice fiscale letters, GitHub's CRC-32, …) in
+//! `values_*`; `generate` never looks at what the redactor
 //! does. Carriers are in `carriers`, `text_carriers` and `json`, channels in `channels`. Scoring
 //! is `score` (on the alignment of `align`), counted in `tally` and printed by `report`.
 //!
@@ -20,6 +21,7 @@ pub mod align;
 pub mod carriers;
 pub mod channels;
 pub mod checks;
+pub mod checks_national;
 pub mod json;
 pub mod labels;
 pub mod page;
@@ -33,6 +35,8 @@ pub mod values_decoys;
 pub mod values_email;
 pub mod values_finance;
 pub mod values_ids;
+pub mod values_ids_eu;
+pub mod values_ids_world;
 pub mod values_ip;
 pub mod values_pem;
 pub mod values_phone;
@@ -116,6 +120,14 @@ pub fn default_key(kind: &RedactionKind) -> &'static str {
         RedactionKind::DeTaxId => "steuer_id",
         RedactionKind::FrNir => "nir",
         RedactionKind::UkNino => "ni_number",
+        RedactionKind::EsDni => "dni",
+        RedactionKind::ItCodiceFiscale => "codice_fiscale",
+        RedactionKind::BrCpf => "cpf",
+        RedactionKind::CnResidentId => "resident_id",
+        RedactionKind::SePersonnummer => "personnummer",
+        RedactionKind::InAadhaar => "aadhaar",
+        RedactionKind::PlPesel => "pesel",
+        RedactionKind::NlBsn => "bsn",
         RedactionKind::Ipv4 => "client_ip",
         RedactionKind::Ipv6 => "client_ipv6",
         RedactionKind::Custom(_) => "value",
@@ -208,6 +220,14 @@ pub fn draw(rng: &mut Rng, kind: &RedactionKind, valid: bool, channel: Channel) 
         (RedactionKind::DeTaxId, v) => values_ids::de_tax_id(rng, v, grouped),
         (RedactionKind::FrNir, v) => values_ids::fr_nir(rng, v, grouped),
         (RedactionKind::UkNino, v) => values_ids::uk_nino(rng, v, grouped),
+        (RedactionKind::EsDni, v) => values_ids_eu::es_dni(rng, v, grouped),
+        (RedactionKind::ItCodiceFiscale, v) => values_ids_eu::it_codice_fiscale(rng, v, grouped),
+        (RedactionKind::SePersonnummer, v) => values_ids_eu::se_personnummer(rng, v, grouped),
+        (RedactionKind::PlPesel, v) => values_ids_eu::pl_pesel(rng, v, grouped),
+        (RedactionKind::NlBsn, v) => values_ids_eu::nl_bsn(rng, v, grouped),
+        (RedactionKind::BrCpf, v) => values_ids_world::br_cpf(rng, v, grouped),
+        (RedactionKind::CnResidentId, v) => values_ids_world::cn_resident_id(rng, v, grouped),
+        (RedactionKind::InAadhaar, v) => values_ids_world::in_aadhaar(rng, v, grouped),
         (RedactionKind::Ipv4, true) => values_ip::ipv4(rng),
         (RedactionKind::Ipv4, false) => values_ip::ipv4_look_alike(rng),
         (RedactionKind::Ipv6, true) => values_ip::ipv6(rng),

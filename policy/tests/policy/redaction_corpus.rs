@@ -14,6 +14,7 @@ use base64::Engine as _;
 use policy::{RedactionKind, Redactor};
 
 use corpus::checks::{de_tax_ok, github_checksum, iban_ok, luhn_ok, nir_key};
+use corpus::checks_national as national;
 use corpus::score::{Score, canon, score_item};
 use corpus::values_finance::compact;
 use corpus::values_phone::{region_of, valid_anywhere_batch, valid_in, without_extension};
@@ -38,6 +39,22 @@ fn check_digit_algorithms_match_published_examples() {
     assert_eq!(mod11_10_digit("3657426180"), '9');
     assert_eq!(nir_key("2951099126111"), 93);
     assert_eq!(nir_key("253072B073004"), 70);
+    // The national numbers' checks against their rules' own worked examples: Verhoeff's 236 → 3,
+    // the DNI letter of n mod 23 = 14 (Z), MOD 11-2's weights 2^i mod 11, and the check
+    // characters of synthetic numbers computed by hand.
+    assert_eq!(national::verhoeff_digit("236"), '3');
+    assert_eq!(national::dni_letter(12_345_678), 'Z');
+    assert_eq!(national::dni_letter(1_234_567), 'L');
+    assert_eq!(national::cf_check("BNCLRA90E51F205"), 'R');
+    assert_eq!(national::cpf_checks("123456789"), "09");
+    assert!(!national::cpf_ok("11111111111"));
+    assert_eq!(national::mod11_2("44030419900101123"), '3');
+    assert_eq!(national::mod11_2("62010219770315001"), 'X');
+    assert_eq!(luhn_digit("850709980"), '5');
+    assert_eq!(national::pesel_check("8512310456"), '7');
+    assert!(
+        national::bsn_ok("123456782") && !national::bsn_ok("123456789") && !national::bsn_ok("000000000")
+    );
     assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
     assert_eq!(base64(b"any carnal pleas"), "YW55IGNhcm5hbCBwbGVhcw==");
     assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
@@ -154,6 +171,40 @@ fn generated_values_follow_their_rules() {
             RedactionKind::UkNino => {
                 assert_eq!(corpus::values_ids::nino_prefix_ok(&text[..2]), p.valid, "{text}")
             }
+            RedactionKind::EsDni => {
+                let upper = compact(text);
+                let (body, letter) = upper.split_at(upper.len() - 1);
+                let number: u32 =
+                    body.replace('X', "0").replace('Y', "1").replace('Z', "2").parse().expect("digits");
+                assert_eq!(national::dni_letter(number).to_string() == letter, p.valid, "{text}");
+            }
+            RedactionKind::ItCodiceFiscale => {
+                let upper = compact(text);
+                assert_eq!(national::cf_check(&upper[..15]).to_string() == upper[15..], p.valid, "{text}");
+            }
+            RedactionKind::BrCpf => assert_eq!(national::cpf_ok(&digits), p.valid, "{text}"),
+            RedactionKind::CnResidentId => {
+                let upper = compact(text);
+                assert_eq!(national::mod11_2(&upper[..17]).to_string() == upper[17..], p.valid, "{text}");
+            }
+            RedactionKind::SePersonnummer => {
+                assert_eq!(luhn_ok(&digits[digits.len() - 10..]), p.valid, "{text}")
+            }
+            RedactionKind::InAadhaar => {
+                assert_eq!(
+                    national::verhoeff_digit(&digits[..11]) == char::from(digits.as_bytes()[11]),
+                    p.valid,
+                    "{text}"
+                )
+            }
+            RedactionKind::PlPesel => {
+                assert_eq!(
+                    national::pesel_check(&digits[..10]) == char::from(digits.as_bytes()[10]),
+                    p.valid,
+                    "{text}"
+                )
+            }
+            RedactionKind::NlBsn => assert_eq!(national::bsn_ok(&digits), p.valid, "{text}"),
             RedactionKind::Phone if p.valid => {
                 phones.insert((region_of(&p.form).map(str::to_owned), without_extension(text).to_owned()));
             }

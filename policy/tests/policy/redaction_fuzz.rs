@@ -7,7 +7,7 @@ use policy::{RedactionSet, Redactor};
 use proptest::prelude::*;
 
 /// Pieces that start, continue or end the recognizers' shapes, mixed with multi-byte characters.
-const FRAGMENTS: [&str; 117] = [
+const FRAGMENTS: [&str; 131] = [
     "mysql ",
     " -p",
     " -u ",
@@ -125,6 +125,20 @@ const FRAGMENTS: [&str; 117] = [
     ".atlasv1.",
     "[credential 1]",
     "[email 2]",
+    "12345678-Z",
+    "X1234567L",
+    "BNCLRA90E51F205R",
+    "rssmra85t10a56nh",
+    "123.456.789-09",
+    "CPF ",
+    "440304199001011233",
+    "62010219770315001X",
+    "850709-9805",
+    "19850709",
+    "Aadhaar ",
+    "2345 6789 0124",
+    "PESEL 85123104567",
+    "BSN 1234.56.782",
 ];
 
 fn text() -> impl Strategy<Value = String> {
@@ -159,7 +173,7 @@ proptest! {
 
 /// `email 1`, `credential 12`: what a placeholder holds between its brackets.
 fn is_placeholder_label(piece: &str) -> bool {
-    const KINDS: [&str; 11] = [
+    const KINDS: [&str; 19] = [
         "email",
         "phone",
         "iban",
@@ -171,6 +185,14 @@ fn is_placeholder_label(piece: &str) -> bool {
         "de_tax_id",
         "fr_nir",
         "uk_nino",
+        "es_dni",
+        "it_codice_fiscale",
+        "br_cpf",
+        "cn_resident_id",
+        "se_personnummer",
+        "in_aadhaar",
+        "pl_pesel",
+        "nl_bsn",
     ];
     piece.split_once(' ').is_some_and(|(kind, number)| {
         KINDS.contains(&kind) && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())

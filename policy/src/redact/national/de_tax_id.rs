@@ -13,7 +13,7 @@
 //! bare run of digits says nothing about what it is). `123/456/78903` is the older Steuernummer of
 //! a tax office, not this number, and is not matched.
 
-use super::{for_each_unread, named_before, read_groups, standalone};
+use super::{br_cpf, for_each_unread, named_before, pl_pesel, read_groups, standalone};
 use crate::redact::RedactionKind;
 use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
@@ -33,9 +33,12 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
                 }
                 if is_valid(&digits) {
                     out.push(Finding::valid(start, end, kind));
-                } else if tax_shaped(&digits) || named_before(text, start, WORDS) {
+                } else if (tax_shaped(&digits) && !named_as_other_id(text, start))
+                    || named_before(text, start, WORDS)
+                {
                     // Eleven digits whose repetitions are a tax id's (about 2% of random numbers
-                    // are), or that a text calls a tax id: a wrong one is not a phone number.
+                    // are), or that a text calls a tax id: a wrong one is not a phone number. A
+                    // CPF or PESEL that a text names is left to its own recognizer.
                     out.push(Finding::look_alike(start, end, kind));
                 }
                 Some(end)
@@ -62,6 +65,11 @@ fn tax_shaped(digits: &[u8; 11]) -> bool {
 /// Words that name a tax id (`Steuer-ID`, `tax ID`, `IdNr`, `TIN`).
 const WORDS: &[&str] =
     &["steuer", "tax id", "tax-id", "taxid", "tax_id", "idnr", "identifikationsnummer", "tin:", "tin "];
+
+/// Whether the words before `start` name another country's eleven-digit id.
+fn named_as_other_id(text: &str, start: usize) -> bool {
+    named_before(text, start, br_cpf::WORDS) || named_before(text, start, pl_pesel::WORDS)
+}
 
 /// Whether the eleven ASCII digits are a tax id: first digit, repetitions, check digit.
 fn is_valid(digits: &[u8; 11]) -> bool {

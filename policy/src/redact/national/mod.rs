@@ -1,5 +1,8 @@
-//! National identification numbers: the German tax identification number, the French NIR and
-//! the UK National Insurance number, each with its own check, plus the scanning helpers they share.
+//! National identification numbers, each with its own check, plus the scanning helpers they
+//! share: the German tax identification number, the French NIR, the UK National Insurance
+//! number, the Spanish DNI and NIE, the Italian codice fiscale, the Brazilian CPF, the Chinese
+//! resident identity number, the Swedish personnummer, the Indian Aadhaar number, the Polish
+//! PESEL and the Dutch BSN.
 //!
 //! Each recognizer is anchored on runs of ASCII digits, which ordinary prose has few of: it walks
 //! the text's digit groups (`digits::groups`, listed once for every number recognizer) and reads
@@ -8,12 +11,25 @@
 //! `+` (`+12345678903` is a phone number, `3.14159265358` a decimal). The IP recognizers (`ip`)
 //! use the same scanning helpers.
 //!
-//! A number whose bare digits say too little is read only after a word that names it
-//! ([`named_before`], which the SSN recognizer uses too).
+//! Numbers whose bare digits say too little (eleven digits are also a phone number or another
+//! country's id) are read only after a word that names them ([`named_before`]): the PESEL and
+//! the BSN always, the CPF, the personnummer and the Aadhaar number when written without their
+//! separators.
 
+mod br_cpf;
+mod cn_resident_id;
+mod date;
 mod de_tax_id;
+mod es_dni;
 mod fr_nir;
+mod in_aadhaar;
+mod it_codice_fiscale;
+mod nl_bsn;
+mod pl_pesel;
+mod se_personnummer;
 mod uk_nino;
+
+pub(crate) use cn_resident_id::is_valid_digits as is_cn_resident_id;
 
 use crate::redact::digits::Group;
 use crate::redact::finding::Finding;
@@ -21,9 +37,25 @@ use crate::redact::finding::Finding;
 /// A recognizer's entry point: the text, its digit groups, the findings to push to.
 type Find = fn(&str, &[Group], &mut Vec<Finding>);
 
-/// Every national recognizer's findings in `text` (its digit `groups` listed).
+/// Every national recognizer's findings in `text` (its digit `groups` listed). The order settles
+/// ties between valid findings of equal span, which go to the one reported first: a number that a
+/// word names (`CPF 11144477735`, `PESEL …`) is that id before it is a German tax id, and every
+/// national number is reported before the payment cards, so an Aadhaar number or a Chinese
+/// resident id that also passes Luhn keeps its own kind.
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
-    let finders: [Find; 3] = [de_tax_id::find, fr_nir::find, uk_nino::find];
+    let finders: [Find; 11] = [
+        br_cpf::find,
+        pl_pesel::find,
+        nl_bsn::find,
+        in_aadhaar::find,
+        cn_resident_id::find,
+        se_personnummer::find,
+        es_dni::find,
+        it_codice_fiscale::find,
+        de_tax_id::find,
+        fr_nir::find,
+        uk_nino::find,
+    ];
     for find in finders {
         find(text, groups, out);
     }

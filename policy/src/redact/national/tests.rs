@@ -70,16 +70,40 @@ fn reads_groups() {
 
 /// Every kind's valid sample is found whole next to spaces and punctuation, at the start and
 /// end of the text, and never whole when glued to a letter, a digit, `_` or `é`. A sample read
-/// only after a word that names it would stand after that word.
+/// only after a word that names it stands after that word.
 #[test]
 fn samples_between_neighbours() {
-    let samples: [(Find, &str, &str); 6] = [
+    let samples: [(Find, &str, &str); 30] = [
         (de_tax_id::find, "", "86095742719"),
         (de_tax_id::find, "", "86 095 742 719"),
         (fr_nir::find, "", "185057800608491"),
         (fr_nir::find, "", "1 85 05 78 006 084 91"),
         (uk_nino::find, "", "AB123456C"),
         (uk_nino::find, "", "AB 12 34 56 C"),
+        (es_dni::find, "", "12345678Z"),
+        (es_dni::find, "", "12345678-Z"),
+        (es_dni::find, "", "12.345.678-Z"),
+        (es_dni::find, "", "X1234567L"),
+        (es_dni::find, "", "X-1234567-L"),
+        (it_codice_fiscale::find, "", "BNCLRA90E51F205R"),
+        (it_codice_fiscale::find, "", "RSSMRA85T10A56NH"),
+        (br_cpf::find, "", "123.456.789-09"),
+        (br_cpf::find, "CPF ", "12345678909"),
+        (br_cpf::find, "CPF ", "123456789-09"),
+        (cn_resident_id::find, "", "440304199001011233"),
+        (cn_resident_id::find, "", "62010219770315001X"),
+        (cn_resident_id::find, "", "310115 19850709 8879"),
+        (se_personnummer::find, "", "850709-9805"),
+        (se_personnummer::find, "", "850709+9805"),
+        (se_personnummer::find, "", "19850709-9805"),
+        (se_personnummer::find, "", "198507099805"),
+        (se_personnummer::find, "personnummer ", "8507099805"),
+        (in_aadhaar::find, "", "2345 6789 0124"),
+        (in_aadhaar::find, "", "4567-8901-2341"),
+        (in_aadhaar::find, "Aadhaar ", "234567890124"),
+        (pl_pesel::find, "PESEL ", "85123104567"),
+        (nl_bsn::find, "BSN ", "123456782"),
+        (nl_bsn::find, "BSN ", "1234.56.782"),
     ];
     let ip: [(Find, &str, &str); 3] = [
         (crate::redact::ip::find_ipv4, "", "192.0.2.55"),
@@ -140,12 +164,22 @@ proptest::proptest! {
     #[test]
     fn findings_are_whole_tokens(
         text in "(1|12|255|0|9|\\.|:|::| |é|ü|§|ver |x|AB|ab|C|c|2A|-|\\+|/|f|_|[0-9a-fA-Z .:]{1,4}|\
-            86 095 742 719|185057800608491|1 85 05 78 006 084 91|CE 12 34 56|192\\.0\\.2\\.1|2001:db8){0,12}"
+            86 095 742 719|185057800608491|1 85 05 78 006 084 91|CE 12 34 56|192\\.0\\.2\\.1|2001:db8|\
+            12345678Z|X1234567L|BNCLRA90E51F205R|RSSMRA85T10A56NH|123\\.456\\.789-09|CPF |PESEL |BSN |\
+            Aadhaar |2345 6789 0124|4403041990010112|33|850709|19850709|-9805|\\+9805){0,12}"
     ) {
-        let finders: [Find; 5] = [
+        let finders: [Find; 13] = [
             de_tax_id::find,
             fr_nir::find,
             uk_nino::find,
+            es_dni::find,
+            it_codice_fiscale::find,
+            br_cpf::find,
+            cn_resident_id::find,
+            se_personnummer::find,
+            in_aadhaar::find,
+            pl_pesel::find,
+            nl_bsn::find,
             crate::redact::ip::find_ipv4,
             |text, _, out| crate::redact::ip::find_ipv6(text, out),
         ];
