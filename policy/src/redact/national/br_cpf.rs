@@ -23,6 +23,9 @@ pub(super) const WORDS: &[&str] = &["cpf", "cadastro de pessoa"];
 /// canonical form or after a word that names a CPF.
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     for_each_unread(groups, |Group { start, end }| {
+        if !matches!(end - start, 3 | 9 | 11) {
+            return None;
+        }
         let (cpf, end, canonical) = read(text.as_bytes(), start, end)?;
         if !standalone(text, start, end, false) || !(canonical || named_before(text, start, WORDS)) {
             return None;

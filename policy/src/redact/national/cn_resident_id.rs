@@ -36,7 +36,7 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
         byte.is_ascii_digit() || (index == LENGTH - 1 && matches!(byte, b'X' | b'x'))
     };
     for_each_unread(groups, |Group { start, end }| {
-        if !matches!(bytes[start], b'1'..=b'6' | b'8') {
+        if !matches!(end - start, 6 | 17 | 18) || !matches!(bytes[start], b'1'..=b'6' | b'8') {
             return None;
         }
         let ((id, end), grouped) = match (end - start, bytes.get(end)) {

@@ -31,7 +31,7 @@ pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     let digit = |_: usize, byte: u8| byte.is_ascii_digit();
     for_each_unread(groups, |Group { start, end }| {
-        if !matches!(bytes[start], b'2'..=b'9') {
+        if !matches!(end - start, 4 | 12) || !matches!(bytes[start], b'2'..=b'9') {
             return None;
         }
         let ((number, end), grouped) = match (end - start, bytes.get(end)) {

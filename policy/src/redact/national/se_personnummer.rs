@@ -40,6 +40,9 @@ enum Form {
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     for_each_unread(groups, |Group { start, end }| {
+        if !matches!(end - start, 6 | 8 | 10 | 12) {
+            return None;
+        }
         let (ten, century, end, form) = read(bytes, start, end)?;
         if !has_date(&ten, century)
             || !standalone(text, start, end, false)

@@ -25,7 +25,11 @@ use crate::redact::finding::Finding;
 /// that is never allocated.
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     // The six digits are the anchor: find a run, then look for the prefix just before it.
-    for_each_unread(groups, |Group { start: digits_start, .. }| {
+    for_each_unread(groups, |Group { start: digits_start, end }| {
+        // Six digits together, or the first two of the spaced or dashed form.
+        if !matches!(end - digits_start, 2 | 6) {
+            return None;
+        }
         let (start, end, prefix) =
             SEPARATORS.iter().find_map(|&separator| shape_at(text, digits_start, separator))?;
         out.push(Finding { start, end, kind: RedactionKind::UkNino, valid: prefix_allocated(prefix) });
