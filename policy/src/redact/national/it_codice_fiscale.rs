@@ -45,9 +45,10 @@ const ODD: [u8; 26] =
 pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     for_each_unread(groups, |Group { start, end }| {
-        // A code's digit runs hold at most three digits and start at its seventh character or
-        // later, right after a letter.
-        if end - start > 3 || start < 6 || !bytes[start - 1].is_ascii_alphabetic() {
+        // A code's digit runs hold at most three digits, start at its seventh character or
+        // later, and have a letter on each side.
+        let letter_after = bytes.get(end).is_some_and(u8::is_ascii_alphabetic);
+        if end - start > 3 || start < 6 || !letter_after || !bytes[start - 1].is_ascii_alphabetic() {
             return None;
         }
         let before = bytes[start.saturating_sub(LENGTH)..start].iter().rev();
