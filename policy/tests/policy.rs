@@ -1,6 +1,7 @@
 //! The policy crate's one integration test binary: golden decision cases from data files,
-//! explanations, redaction per recognizer, the redaction corpus (recall and precision), the
-//! deny-is-never-allow property, the redactor on any text, and reload behaviour.
+//! explanations, redaction per recognizer (the newer national numbers in a file of their own),
+//! the redaction corpus (recall and precision), the deny-is-never-allow property, the redactor on
+//! any text, and reload behaviour.
 
 #[path = "policy/cases.rs"]
 mod cases;
@@ -16,5 +17,7 @@ mod redaction;
 mod redaction_corpus;
 #[path = "policy/redaction_fuzz.rs"]
 mod redaction_fuzz;
+#[path = "policy/redaction_national.rs"]
+mod redaction_national;
 #[path = "policy/reload.rs"]
 mod reload;

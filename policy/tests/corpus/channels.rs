@@ -154,8 +154,7 @@ impl Channel {
                 RedactionKind::PlPesel,
                 RedactionKind::NlBsn,
             ],
-            // Named references stand for punctuation: a value written without any (a codice
-            // fiscale, a PESEL) would reach the page as it is.
+            // Named references stand for punctuation, which a codice fiscale or a PESEL lacks.
             Channel::HtmlNamed => RedactionKind::BUILTIN
                 .into_iter()
                 .filter(|k| !matches!(k, RedactionKind::ItCodiceFiscale | RedactionKind::PlPesel))

@@ -9,6 +9,34 @@
 //! - Verhoeff (dihedral group D5) for the Aadhaar number;
 //! - the PESEL's weights 1-3-7-9 and the BSN's eleven-proof.
 
+use policy::RedactionKind;
+
+use super::checks::luhn_ok;
+
+/// Whether `text`, a planted value of one of the kinds above as generated, passes its rule
+/// (`None` for the other kinds).
+pub fn follows_rule(kind: &RedactionKind, text: &str) -> Option<bool> {
+    let upper: String =
+        text.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_uppercase()).collect();
+    let digits: String = text.chars().filter(char::is_ascii_digit).collect();
+    let last = |s: &str| s.chars().last().unwrap_or(' ');
+    Some(match kind {
+        RedactionKind::EsDni => {
+            let body = &upper[..upper.len() - 1];
+            let number = body.replace('X', "0").replace('Y', "1").replace('Z', "2").parse().unwrap_or(0);
+            dni_letter(number) == last(&upper)
+        }
+        RedactionKind::ItCodiceFiscale => cf_check(&upper[..15]) == last(&upper),
+        RedactionKind::BrCpf => cpf_ok(&digits),
+        RedactionKind::CnResidentId => mod11_2(&upper[..17]) == last(&upper),
+        RedactionKind::SePersonnummer => luhn_ok(&digits[digits.len() - 10..]),
+        RedactionKind::InAadhaar => verhoeff_digit(&digits[..11]) == last(&digits),
+        RedactionKind::PlPesel => pesel_check(&digits[..10]) == last(&digits),
+        RedactionKind::NlBsn => bsn_ok(&digits),
+        _ => return None,
+    })
+}
+
 /// The DNI letter of `number` (a NIE's number with X, Y, Z as 0, 1, 2 in front).
 pub fn dni_letter(number: u32) -> char {
     char::from(b"TRWAGMYFPDXBNJZSQVHLCKE"[(number % 23) as usize])
