@@ -120,6 +120,15 @@ fn walk(
     }
 }
 
+/// Whether an object key is a plain name that can stand before its value as words do: ASCII
+/// letters, `_`, `-` and spaces, at most 40 bytes. No digit or other sign, so no finding can
+/// start in it.
+pub(super) fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 40
+        && name.bytes().all(|byte| byte.is_ascii_alphabetic() || matches!(byte, b'_' | b'-' | b' '))
+}
+
 /// The name an object pairs with its `value` member: the string of its one `name` or `key`
 /// member (any case), when it also has a `value`.
 fn pair_name(map: &serde_json::Map<String, Value>) -> Option<String> {

@@ -169,6 +169,11 @@ impl Redactor {
                     self.redact_header_value(&format!("Cookie: {cookie}="), text, set, scope)
                 }
                 (_, Some(header)) => self.redact_header_value(header, text, set, scope),
+                // A plain key is read as the words before its value: `{"pesel": "…"}` names its
+                // number as `PESEL: …` does (the national numbers and SSNs that need their word).
+                (Some(json::Key::Name(name)), None) if json::is_plain_name(name) => {
+                    self.redact_header_value(&format!("{name}: "), text, set, scope)
+                }
                 _ => self.redact_in(text, set, scope),
             };
             let changed = redacted.text != text;

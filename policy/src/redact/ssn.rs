@@ -117,6 +117,10 @@ mod tests {
         assert_eq!(ssns("SSN 123-45-6789."), vec![("123-45-6789", true)]);
         assert_eq!(ssns("123 45 6789"), vec![("123 45 6789", true)]);
         assert_eq!(ssns("SSN: 123456789"), vec![("123456789", true)]);
+        // The word ends a key however it was joined; inside a longer word it names nothing.
+        assert_eq!(ssns("customerssn=123456789"), vec![("123456789", true)]);
+        assert_eq!(ssns("{\"employeessn\": \"123456789\"}"), vec![("123456789", true)]);
+        assert_eq!(ssns("classname 123456789"), vec![]);
     }
 
     #[test]

@@ -83,3 +83,33 @@ fn national_ids_beside_other_kinds() {
     // A date and a time in a file name are not a personnummer.
     assert_untouched("backup-20240115-1036.tar.gz");
 }
+
+#[test]
+fn a_json_key_names_the_number_under_it() {
+    let mut value = serde_json::json!({
+        "pesel": "85123104567",
+        "bsn": "123456782",
+        "customerSsn": "123456789",
+        "aadhaar": "234567890124",
+        "employee": { "cpf": "39053344705" },
+        "id": "123456789",
+        "note": "call 123456789",
+        "ticket 42": "123456789",
+    });
+    let mut scope = policy::Placeholders::default();
+    Redactor::default().redact_json(&mut value, &RedactionSet::builtin(), &mut scope);
+    assert_eq!(
+        value,
+        serde_json::json!({
+            "pesel": "[pl_pesel 1]",
+            "bsn": "[nl_bsn 1]",
+            "customerSsn": "[ssn 1]",
+            "aadhaar": "[in_aadhaar 1]",
+            "employee": { "cpf": "[br_cpf 1]" },
+            // Keys that name nothing, and keys that are not plain names, leave their numbers.
+            "id": "123456789",
+            "note": "call 123456789",
+            "ticket 42": "123456789",
+        })
+    );
+}

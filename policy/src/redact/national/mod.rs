@@ -80,7 +80,9 @@ const CONTEXT: usize = 40;
 /// digit between it and `start` (a word names the next number: in `PESEL 61032151579, CPF
 /// 28856646064` the second number is not a PESEL), in any case, at the start of a word: after a
 /// character that is not an ASCII letter, or as the capitalized part of a camel-case name
-/// (`customerCpf`), so `uid` is not found in `guid`.
+/// (`customerCpf`), so `uid` is not found in `guid`; or at the end of a key written in lower
+/// case, right before its `=`, `:` or closing quote (`customerssn=`, `"employeecpf":`), where
+/// the word ends the name however it was joined.
 pub(crate) fn named_before(text: &str, start: usize, words: &[&str]) -> bool {
     let bytes = text.as_bytes();
     let from = start.saturating_sub(CONTEXT);
@@ -91,7 +93,10 @@ pub(crate) fn named_before(text: &str, start: usize, words: &[&str]) -> bool {
             let at = from + offset;
             candidate.eq_ignore_ascii_case(word.as_bytes())
                 && match at.checked_sub(1).map(|i| bytes[i]) {
-                    Some(previous) if previous.is_ascii_lowercase() => bytes[at].is_ascii_uppercase(),
+                    Some(previous) if previous.is_ascii_lowercase() => {
+                        bytes[at].is_ascii_uppercase()
+                            || matches!(bytes.get(at + word.len()), Some(b'=' | b':' | b'"' | b'\''))
+                    }
                     Some(previous) => !previous.is_ascii_uppercase(),
                     None => true,
                 }
