@@ -82,16 +82,7 @@ static DATE_TIME: LazyLock<Regex> = LazyLock::new(|| {
 fn html_date_time(value: &str) -> bool {
     let Some(parts) = DATE_TIME.captures(value) else { return false };
     let number = |index: usize| parts[index].parse::<u32>().unwrap_or(0);
-    let (year, month, day) = (number(1), number(2), number(3));
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
+    policy::redact::is_date(Some(number(1)), number(2), number(3))
 }
 
 #[cfg(test)]

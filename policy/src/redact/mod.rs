@@ -46,6 +46,7 @@ use serde::Serialize;
 
 pub use custom::CustomRecognizer;
 pub use kind::RedactionKind;
+pub use national::is_date;
 pub use phone::{DEFAULT_PHONE_REGIONS, PhoneRegions, UnknownRegion};
 pub use placeholders::Placeholders;
 pub use set::RedactionSet;

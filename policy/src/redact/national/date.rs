@@ -1,9 +1,10 @@
 //! Dates of birth inside identification numbers: whether a day exists, and the current year
 //! (a birth year after it is not a birth year). Imports nothing.
 
-/// Whether `day` exists in `month` of `year`; without a year (a two-digit year whose century
-/// the number does not say) February has 29 days.
-pub(super) fn is_date(year: Option<u32>, month: u32, day: u32) -> bool {
+/// Whether `day` exists in `month` of `year` (the Gregorian calendar); without a year (a
+/// two-digit year whose century the number does not say) February has 29 days. Also what the
+/// gateway checks an HTML date argument with.
+pub fn is_date(year: Option<u32>, month: u32, day: u32) -> bool {
     let leap = year
         .is_none_or(|year| year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)));
     let days = match month {

@@ -19,6 +19,7 @@
 mod br_cpf;
 mod cn_resident_id;
 mod date;
+pub use date::is_date;
 mod de_tax_id;
 mod es_dni;
 mod fr_nir;
