@@ -85,8 +85,8 @@ pub(super) fn in_tags(text: &str, at: usize) -> Option<Value> {
 
 /// The value alone on the line after a label that ends its line (`Password:` + `  …`), `at`
 /// being the line break, written or escaped as JSON text writes it (`\n`). `None` when that line
-/// is not one token, or holds a name of its own (YAML's nested `value: …`), a list item, a
-/// comment or markup.
+/// is not one token, or holds a name of its own (YAML's nested `value: …`, the next `NAME=…` of
+/// an env file), a list item, a comment or markup.
 pub(super) fn next_line(text: &str, at: usize) -> Option<Value> {
     let bytes = text.as_bytes();
     let line = at + line_break(bytes, at)?;
@@ -102,7 +102,11 @@ pub(super) fn next_line(text: &str, at: usize) -> Option<Value> {
     }
     let ends = |index: usize| line_break(bytes, index).is_some() || matches!(bytes[index], b'\\' | b'"');
     let value = token(text, start, ends)?;
-    let named = value.text(text).contains('=') || value.text(text).ends_with(':');
+    // After `NAME=` (an env file's empty value) a line with `=` is the next assignment; after a
+    // `:` (prose, YAML's plain scalar) an `=` is the value's own (`Password:` + `  QUU=Gdz…`).
+    let label_sign = text[..at].trim_end_matches([' ', '\t']).bytes().next_back();
+    let named =
+        (label_sign == Some(b'=') && value.text(text).contains('=')) || value.text(text).ends_with(':');
     (!named).then_some(value)
 }
 

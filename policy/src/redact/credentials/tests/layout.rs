@@ -41,6 +41,13 @@ fn a_value_alone_on_the_line_after_its_label() {
     assert_clean("Password:\n\nThanks for signing up");
     assert_clean("Password:\nRequired");
     assert_clean("PASSWORD=\nHOST=db");
+    // After a `:`, an `=` is part of the value; after an empty `NAME=`, it starts the next line's.
+    assert_secret(
+        "Your new password:\n  QUU=GdzPXns%XmdRJ*mHDuH=-A6TV\n\nThe",
+        "QUU=GdzPXns%XmdRJ*mHDuH=-A6TV",
+    );
+    assert_secret("password:\r\n  Xk9mQ2vL7pz==\r\n", "Xk9mQ2vL7pz==");
+    assert_clean("DB_PASSWORD= \nNODE_ENV=production");
     assert_clean("Password:\n<input type=password name=pw>");
 }
 
