@@ -49,7 +49,7 @@ fn plain_kind(headers: &HeaderMap) -> Option<BodyKind> {
     let (Some(field), None) = (fields.next(), fields.next()) else { return None };
     let text = field.to_str().ok()?;
     // One pass: a quote or a comma leaves the field to the full parse; the essence ends at the
-    // first `;`.
+    // first `;` (read from the end, so the last one seen is the first).
     let mut essence_end = text.len();
     for (at, byte) in text.bytes().enumerate().rev() {
         match byte {

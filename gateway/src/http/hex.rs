@@ -2,13 +2,19 @@
 
 /// `bytes` as lower-case hex.
 pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    for &byte in bytes {
+        let [high, low] = digits(byte);
+        text.push(char::from(high));
+        text.push(char::from(low));
     }
     text
+}
+
+/// The two lower-case hex digits of `byte`, as ASCII bytes (for ids written without allocating).
+pub fn digits(byte: u8) -> [u8; 2] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    [DIGITS[usize::from(byte >> 4)], DIGITS[usize::from(byte & 0x0f)]]
 }
 
 /// The bytes of an even-length hex text (either case), or `None`.

@@ -26,8 +26,8 @@ impl RequestId {
         // distinct for 2^40 requests per run.
         let id = (prefix & 0xffff_ff00_0000_0000) | (prefix.wrapping_add(count) & 0x0000_00ff_ffff_ffff);
         let mut digits = [0; 16];
-        for (index, digit) in digits.iter_mut().enumerate() {
-            *digit = b"0123456789abcdef"[usize::try_from(id >> (60 - 4 * index) & 0xf).unwrap_or(0)];
+        for (pair, byte) in digits.chunks_exact_mut(2).zip(id.to_be_bytes()) {
+            pair.copy_from_slice(&super::hex::digits(byte));
         }
         Self(digits)
     }

@@ -15,8 +15,8 @@
 //! Recognizers (each file owns one kind's rules and validator): `email` (IANA top-level
 //! domains), `phone` (libphonenumber metadata), `card` (issuer prefixes and Luhn), `iban`
 //! (country lengths and mod-97), `ssn` (SSA rules), `national` (national identification numbers
-//! of eleven countries, one file each), `ip`, `credentials` (keys, tokens, passwords). `json` walks structured values (tool
-//! results, input schemas) string by string.
+//! of eleven countries, one file each), `ip`, `credentials` (keys, tokens, passwords). `json`
+//! walks structured values (tool results, input schemas) string by string.
 //!
 //! This module may use only the policy crate's ids; it knows nothing of HTTP or the gateway.
 
