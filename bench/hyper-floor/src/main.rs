@@ -7,6 +7,10 @@
 //! `FLOOR_RUNTIME=per-core` runs two single-threaded runtimes instead, each with its own
 //! listener on the same port (`SO_REUSEPORT`) and its own upstream pool, the way nginx runs
 //! one event loop per worker.
+//!
+//! `FLOOR_POOL=own` replaces hyper-util's pooled client with hyper's connection-level HTTP/1
+//! client and a plain stack of idle connections, the shape of the gateway's own pool
+//! (`gateway/src/net/pool/`) without its idle timeout, per-origin lanes or retry.
 
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -70,6 +74,9 @@ fn reuse_port_listener(address: SocketAddr) -> tokio::net::TcpListener {
 }
 
 async fn serve(listener: tokio::net::TcpListener, upstream: String) {
+    if std::env::var("FLOOR_POOL").as_deref() == Ok("own") {
+        return serve_own_pool(listener, upstream).await;
+    }
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
     let client: Client<HttpConnector, Incoming> = Client::builder(TokioExecutor::new()).build(connector);
@@ -86,6 +93,65 @@ async fn serve(listener: tokio::net::TcpListener, upstream: String) {
                     *request.uri_mut() = uri.expect("the client sent a valid path");
                     let answer = client.request(request).await.expect("the upstream answers");
                     Ok::<_, Infallible>(answer)
+                }
+            });
+            let _ = auto::Builder::new(TokioExecutor::new()).serve_connection(TokioIo::new(stream), service).await;
+        });
+    }
+}
+
+/// `FLOOR_POOL=own`: hyper's connection-level HTTP/1 client with a plain stack of idle
+/// connections instead of hyper-util's pool.
+async fn serve_own_pool(listener: tokio::net::TcpListener, upstream: String) {
+    use hyper::client::conn::http1::SendRequest;
+    use std::sync::{Arc, Mutex};
+    struct Pool {
+        idle: Mutex<Vec<SendRequest<Incoming>>>,
+        upstream: String,
+    }
+    async fn send(pool: Arc<Pool>, request: Request<Incoming>) -> hyper::Response<Incoming> {
+        let pooled = loop {
+            let next = pool.idle.lock().expect("pool").pop();
+            match next {
+                Some(sender) if sender.is_ready() => break Some(sender),
+                Some(_) => continue,
+                None => break None,
+            }
+        };
+        let mut sender = match pooled {
+            Some(sender) => sender,
+            None => {
+                let stream = tokio::net::TcpStream::connect(&pool.upstream).await.expect("connect");
+                let _ = stream.set_nodelay(true);
+                let (sender, connection) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+                tokio::spawn(connection);
+                sender
+            }
+        };
+        let answer = sender.send_request(request).await.expect("the upstream answers");
+        tokio::spawn(async move {
+            if sender.ready().await.is_ok() {
+                pool.idle.lock().expect("pool").push(sender);
+            }
+        });
+        answer
+    }
+    let pool = Arc::new(Pool { idle: Mutex::new(Vec::new()), upstream: upstream.clone() });
+    let host = hyper::header::HeaderValue::from_str(&upstream).expect("a host");
+    loop {
+        let Ok((stream, _)) = listener.accept().await else { continue };
+        let _ = stream.set_nodelay(true);
+        let (pool, host) = (Arc::clone(&pool), host.clone());
+        tokio::spawn(async move {
+            let service = service_fn(move |mut request: Request<Incoming>| {
+                let pool = Arc::clone(&pool);
+                let path = request.uri().path_and_query().map_or("/", |path| path.as_str());
+                let uri: Result<Uri, _> = path.parse();
+                request.headers_mut().insert(hyper::header::HOST, host.clone());
+                async move {
+                    *request.uri_mut() = uri.expect("the client sent a valid path");
+                    Ok::<_, Infallible>(send(pool, request).await)
                 }
             });
             let _ = auto::Builder::new(TokioExecutor::new()).serve_connection(TokioIo::new(stream), service).await;

@@ -2,20 +2,19 @@
 //!
 //! One client per distinct TLS setting: sites without `[sites.<id>.tls]` share the default one
 //! (rustls with the system's roots), sites with equal settings share theirs (`tls::upstream`).
-//! HTTP/1.1 over plain TCP or TLS, connections pooled per upstream. The connect timeout lives
-//! in the connector; the time-to-headers timeout runs here, from the moment the request body has
-//! been sent whole. Bodies are bounded only by idle time.
+//! HTTP/1.1 over plain TCP or TLS, connections kept alive per upstream (`net::pool`). The connect
+//! timeout lives in the connector; the time-to-headers timeout runs here, from the moment the
+//! request body has been sent whole. Bodies are bounded only by idle time.
 
 use crate::config::{Config, SiteId, Timeouts};
 use crate::http::body::{IdleTimeout, ProxyBody};
 use crate::http::errors::ProxyError;
+use crate::net::pool::{Pool, PoolError};
 use http::{Request, Response};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,10 +61,16 @@ impl UpstreamClients {
     }
 }
 
+/// How long a kept-alive upstream connection may stay idle before it is closed.
+const IDLE_CONNECTION: Duration = Duration::from_secs(90);
+
+/// How many idle connections are kept per upstream.
+const MAX_IDLE_PER_UPSTREAM: usize = 256;
+
 /// One pooled client.
 #[derive(Clone)]
 pub struct UpstreamClient {
-    client: Client<HttpsConnector<HttpConnector>, ProxyBody>,
+    pool: Pool<HttpsConnector<HttpConnector>>,
     timeouts: Timeouts,
 }
 
@@ -82,13 +87,7 @@ impl UpstreamClient {
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);
-        let client = Client::builder(TokioExecutor::new())
-            .timer(TokioTimer::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .pool_max_idle_per_host(256)
-            .build(connector);
-        Self { client, timeouts }
+        Self { pool: Pool::new(connector, IDLE_CONNECTION, MAX_IDLE_PER_UPSTREAM), timeouts }
     }
 
     /// Sends a request and waits for the response headers. The time-to-headers timeout starts
@@ -100,7 +99,7 @@ impl UpstreamClient {
         let sending = Arc::new(Sending::new(http_body::Body::is_end_stream(request.body())));
         let request =
             request.map(|body| SentBody { inner: body, sending: Arc::clone(&sending) }.boxed_unsync());
-        let exchange = self.client.request(request);
+        let exchange = self.pool.send(request);
         tokio::pin!(exchange);
         let headers_due = async {
             sending.sent().await;
@@ -205,9 +204,13 @@ pub fn client_tls_config() -> rustls::ClientConfig {
     }
 }
 
-/// Maps a client error to the reason the user and the metrics see.
-fn classify(error: &hyper_util::client::legacy::Error) -> ProxyError {
-    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+/// Maps a pool error to the reason the user and the metrics see.
+fn classify(error: &PoolError) -> ProxyError {
+    let (mut current, connecting): (Option<&(dyn std::error::Error + 'static)>, bool) = match error {
+        PoolError::NoOrigin => return ProxyError::BadRequest,
+        PoolError::Connect(error) => (Some(error.as_ref()), true),
+        PoolError::Exchange(error) => (Some(error), false),
+    };
     let mut saw_dns = false;
     while let Some(error) = current {
         if error.is::<rustls::Error>() {
@@ -230,5 +233,5 @@ fn classify(error: &hyper_util::client::legacy::Error) -> ProxyError {
             None => error.source(),
         };
     }
-    if saw_dns || error.is_connect() { ProxyError::UpstreamUnreachable } else { ProxyError::UpstreamProtocol }
+    if saw_dns || connecting { ProxyError::UpstreamUnreachable } else { ProxyError::UpstreamProtocol }
 }

@@ -209,6 +209,10 @@ fn upstream_request(
 ) -> Result<Request<ProxyBody>, ProxyError> {
     let Hop { client, trusted, browser_host, request_id, identity, assertion } = *hop;
     let (mut parts, body) = request.into_parts();
+    // A reverse proxy opens no tunnels: CONNECT names no resource of the site's.
+    if parts.method == Method::CONNECT {
+        return Err(ProxyError::BadRequest);
+    }
     // The browser's path and query as hyper parsed them (not parsed again), on the site's
     // scheme and authority.
     let mut uri = std::mem::take(&mut parts.uri).into_parts();

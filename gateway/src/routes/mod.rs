@@ -209,8 +209,9 @@ mod tests {
         // hyper moves every request's future into place whole. Awaiting the large, rare
         // branches inline (the dashboard, the relay, sign-in, a gated form's check) made it
         // 12 KB (11,984 bytes), and its copies the largest cost of a pass-through request;
-        // those branches are boxed.
+        // those branches are boxed. The upstream exchange is carried inline (about 900 bytes:
+        // the request and hyper's send): hyper-util's pool allocated it anew for each request.
         let size = output_size(handle);
-        assert!(size <= 5120, "a request's future is {size} bytes");
+        assert!(size <= 6144, "a request's future is {size} bytes");
     }
 }

@@ -142,6 +142,18 @@ async fn reserved_paths_never_reach_the_upstream() {
     gateway.stop().await;
 }
 
+/// A reverse proxy opens no tunnels: CONNECT is the client's error and never reaches the site.
+#[tokio::test]
+async fn connect_is_refused_and_never_reaches_the_upstream() {
+    let app = upstream(|_| reply("text/plain", "upstream")).await;
+    let gateway = harness::gateway(&[("app.test", app.address)], "").await;
+    let head = "CONNECT app.test:80 HTTP/1.1\r\nHost: app.test:80\r\n\r\n";
+    let status = harness::raw_status(gateway.address, head, &[], Duration::ZERO).await;
+    assert!(status.starts_with("HTTP/1.1 400"), "{status}");
+    assert!(app.requests().is_empty(), "the upstream saw: {:?}", app.requests());
+    gateway.stop().await;
+}
+
 #[tokio::test]
 async fn admin_listener_reports_health_readiness_and_metrics() {
     let app = upstream(|_| reply("text/plain", "ok")).await;
