@@ -261,6 +261,11 @@ pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
             }
             value::accept_whole(key, value, weak)
         }
+        key::Key::Material => {
+            !value.contains(char::is_whitespace)
+                && kind.admits(value)
+                && value::accept_whole(key, value, false)
+        }
     }
 }
 
