@@ -165,6 +165,30 @@ fn pgpass_lines() {
     assert_secret("replica:5433:*:alice:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_secret("db-do-user-1.db.ondigitalocean.com:25060:defaultdb:doadmin:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_clean("listening on 0.0.0.0:6432: ready");
+    // Any port, and a `*` in any of the first four fields.
+    for (text, secret) in [
+        ("redshift.corp.example:5439:analytics:etl:Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("db.internal:5555:shop:app:hunter2", "hunter2"),
+        ("$ cat ~/.pgpass\nreplica:15432:*:alice:Rt5\\:nW3\n", "Rt5\\:nW3"),
+        ("*:5439:*:*:Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("db.internal:*:*:app:Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("*:*:shop:*:s3cret", "s3cret"),
+        ("  10.0.0.5:1:db:u:pw-2024\r\n", "pw-2024"),
+    ] {
+        assert_secret(text, secret);
+    }
+    for text in [
+        "2024-05-01 12:30:45 INFO ready",
+        "12:30:45:00:start",
+        "Meeting 10:30:room:4:bring laptops",
+        "db.internal:5439:shop:app:",
+        "db.internal:123456:shop:app:Xk9mQ2vL7pz",
+        "host:5439:a b:app:Xk9mQ2vL7pz",
+        "fe80:1:2:3:4",
+        "db.internal:5439:shop:app:changeme",
+    ] {
+        assert_clean(text);
+    }
 }
 
 #[test]
