@@ -264,7 +264,7 @@ impl Redactor {
         } else if scan.contains("::") {
             ip::find_ipv6(scan, &mut found);
         }
-        credentials::find(scan, &mut found);
+        credentials::find(scan, &groups, &mut found);
         finding::settle(found)
     }
 

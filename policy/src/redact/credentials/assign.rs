@@ -100,7 +100,8 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
     match key {
         Key::Authorization => header::authorization(text, name_end, out),
         Key::Bearer => header::bearer(text, name_end, out),
-        Key::Secret { weak } => {
+        Key::Secret { .. } | Key::Material => {
+            let weak = key == Key::Secret { weak: true };
             let flag = dashes == 2;
             let Some((value, strong)) =
                 separated(text, name_start, name_end, flag).or_else(|| paired(text, name_start, name_end))
@@ -119,7 +120,7 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
             if written.contains("EXAMPLE") && written.len() >= 16 && !written.contains(' ') {
                 // A vendor's documented example (`wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`).
                 super::look_alike(out, value.start, value.end);
-            } else if value::accept(text, name, value, strong, weak) {
+            } else if value::accept(text, name, value, strong, weak) && key.admits(written) {
                 super::secret(out, value.start, value.end);
             }
             value.start

@@ -104,13 +104,18 @@ pub(super) fn pair(text: &str, name_start: usize, name_end: usize, out: &mut Vec
     if bytes.get(comma) != Some(&b',') {
         return None;
     }
-    let Some(Key::Secret { weak }) = key::classify(&text[name_start..name_end], false, None) else {
-        return None;
+    // Key material too: WordPress's `define('AUTH_SALT', '…')`.
+    let key = key::classify(&text[name_start..name_end], false, None)?;
+    let weak = match key {
+        Key::Secret { weak } => weak,
+        Key::Material => false,
+        Key::Authorization | Key::Bearer => return None,
     };
     let literal = literal(text, skip_space(bytes, comma + 1))?;
     // A second name (`rename("password", "password_hash")`) is code, not a value.
     let names_a_key = key::classify(literal.text(text), false, None).is_some();
-    if !names_a_key && value::accept(text, "password", literal, true, weak) {
+    if !names_a_key && value::accept(text, "password", literal, true, weak) && key.admits(literal.text(text))
+    {
         super::secret(out, literal.start, literal.end);
     }
     Some(literal.start)

@@ -7,7 +7,11 @@
 //!   (so `PGPASSWORD`, `GITHUB_TOKEN`, `clientSecret`), or in the words for a password of other
 //!   languages (`Passwort`, `Kennwort`, `wachtwoord`, `contraseña`, `passord`, `пароль`,
 //!   `パスワード`, `密码`, `비밀번호`, `hasło`, `lösenord`…), or is `pass`, `senha` or `passe` (the
-//!   last word of `mot de passe`), `pw`, `psk` or `creds`: a secret;
+//!   last word of `mot de passe`), `pw`, `psk` or `creds`: a secret; so is a `pass` glued to
+//!   what it opens (`PGPASS`, `DBPASS`, `smtppass`, `storepass`), not `bypass` or `compass`;
+//! - is `salt`, `pepper`, or envelope encryption's `kek` or `dek` (`APP_SALT`, `password_salt`,
+//!   `MASTER_KEK`): key material, a secret when its value looks like one on its own, since the
+//!   words are also the kitchen's ("salt: 1 tsp");
 //! - is `key` (or ends in `key` after a qualifier, as in `APIKEY`) with a qualifier among the
 //!   earlier words (`api`, `secret`, `private`, `access`, `account`, `master`, `signing`, …): a
 //!   secret; a bare `key` only as a query parameter (`?key=…`) or after a qualifier word in prose
@@ -30,6 +34,17 @@ pub(super) enum Key {
     Authorization,
     /// The word `Bearer` followed by a token.
     Bearer,
+    /// Key material named by its part in a scheme (`APP_SALT`, `KEK`): a secret only when the
+    /// value looks like one on its own (see [`Key::admits`]).
+    Material,
+}
+
+impl Key {
+    /// Whether `value`, accepted for its separator, may be this key's secret: any value for a
+    /// secret's name, only one that looks like a secret (`shape::looks_secret`) for key material.
+    pub(super) fn admits(self, value: &str) -> bool {
+        self != Key::Material || super::shape::looks_secret(value)
+    }
 }
 
 const SECRET_ENDINGS: [&str; 17] = [
@@ -77,6 +92,18 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
 /// Latin American Spanish's everyday word for one: `enclave` is none; `pw` alone: `DB_PW`,
 /// `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
 const SECRET_WORDS: [&str; 7] = ["pass", "senha", "clave", "passe", "pw", "psk", "creds"];
+
+/// What a `pass` glued to it opens (`PGPASS`, `DBPASS`, `mysqlpass`, `SMTPPASS`, `rootpass`,
+/// keytool's `storepass` and `keypass`): a service or an account. The English words that end in
+/// `pass` (`bypass`, `compass`, `surpass`, `trespass`, `overpass`) end in none of them.
+const PASS_OWNERS: [&str; 18] = [
+    "pg", "db", "sql", "mongo", "redis", "smtp", "imap", "mail", "ftp", "ldap", "vnc", "rpc", "admin",
+    "root", "user", "store", "key", "wifi",
+];
+
+/// Whole last words that name key material: a hash's salt or pepper, envelope encryption's
+/// key-encryption and data-encryption keys.
+const MATERIAL_WORDS: [&str; 4] = ["salt", "pepper", "kek", "dek"];
 
 const KEY_QUALIFIERS: [&str; 42] = [
     "api",
@@ -187,8 +214,12 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     if SECRET_WORDS.contains(&last)
         || ends_in_secret(last)
         || (last == "phrase" && earlier.last() == Some(&"pass"))
+        || glued(last, "pass", &PASS_OWNERS)
     {
         return Some(Key::Secret { weak: false });
+    }
+    if MATERIAL_WORDS.contains(&last) {
+        return Some(Key::Material);
     }
     if last == "auth" {
         return Some(Key::Secret { weak: true });
@@ -200,8 +231,12 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
             || (earlier.is_empty() && (query || prose.as_deref().is_some_and(qualified)));
         return found.then_some(Key::Secret { weak: false });
     }
-    let stem = last.strip_suffix("key")?;
-    KEY_QUALIFIERS.iter().any(|qualifier| stem.ends_with(qualifier)).then_some(Key::Secret { weak: false })
+    glued(last, "key", &KEY_QUALIFIERS).then_some(Key::Secret { weak: false })
+}
+
+/// Whether `word` is `suffix` glued to one of `owners` (`APIKEY`, `PGPASS`).
+fn glued(word: &str, suffix: &str, owners: &[&str]) -> bool {
+    word.strip_suffix(suffix).is_some_and(|stem| owners.iter().any(|owner| stem.ends_with(owner)))
 }
 
 /// Whether `word` (lower case) ends in a word that names a secret.
@@ -321,8 +356,22 @@ mod tests {
             "PSK_KEY",
             "DEPLOY_KEY",
             "SUPABASE_SERVICE_ROLE_KEY",
+            "PGPASS",
+            "pgpass",
+            "DBPASS",
+            "MYSQLPASS",
+            "smtppass",
+            "storepass",
+            "keypass",
         ] {
             assert_eq!(classify(name, false, None), strong, "{name}");
+        }
+        for name in ["KEK", "kek", "MASTER_KEK", "masterKek", "KEK_BASE64", "DEK", "APP_SALT", "SALT", "salt"]
+        {
+            assert_eq!(classify(name, false, None), Some(Key::Material), "{name}");
+        }
+        for name in ["password_salt", "passwordSalt", "AUTH_SALT", "PASSWORD_PEPPER", "pepper"] {
+            assert_eq!(classify(name, false, None), Some(Key::Material), "{name}");
         }
         assert_eq!(classify("key", true, None), strong);
         assert_eq!(classify("key", false, Some("API")), strong);
@@ -369,6 +418,17 @@ mod tests {
             "hash_key",
             "routing_key",
             "sort_key",
+            "BYPASS",
+            "compass",
+            "overpass",
+            "trespass",
+            "PGPASSFILE",
+            "salt_rounds",
+            "saltLength",
+            "kekse",
+            "salty",
+            "basalt",
+            "DEK-Info",
         ] {
             assert_eq!(classify(name, false, None), None, "{name}");
         }

@@ -1,9 +1,11 @@
 //! A name and a password written as a pair after the word for what they open: `login: alice /
 //! Xk9mQ2vL7pz`, `Login = svc | Xk9mQ2vL7pz`, and a network's name and key after `Wi-Fi:`, `WiFi`
 //! or `WLAN` (`wifi: GuestNet / Xk9mQ2vL7pz`). The word names a sign-in, not a secret, so only
-//! the pair counts (`login: alice` names a user), and only a second word that looks like a
-//! secret on its own (`shape::looks_secret`): a navigation trail (`Login: Settings / Profile`)
-//! has none. The password alone is reported.
+//! the pair counts (`login: alice` names a user). After `login` the pair says what its second
+//! word is, so a password a person chose is enough (`login: alice / hunter2`,
+//! `shape::is_chosen_password`: a letter and a digit); a network's key must look like a secret
+//! on its own (`shape::looks_secret`: `Wi-Fi: 2.4GHz / 5.0GHz` names bands). A navigation trail
+//! (`Login: Settings / Profile`) has neither. The password alone is reported.
 
 use super::value::Value;
 use super::{Finding, run, shape};
@@ -31,14 +33,16 @@ pub(super) fn at_word(text: &str, start: usize, end: usize, out: &mut Vec<Findin
     }
     let user = spaces(separator + 1);
     let user_end = run(bytes, user, MAX_USER, |b| b.is_ascii_graphic() && !matches!(b, b'/' | b'|'));
-    let Some(pair) = [" / ", " | "].iter().find(|pair| text[user_end..].starts_with(**pair)) else {
+    let Some(pair) = [" / ", " | ", " : "].iter().find(|pair| text[user_end..].starts_with(**pair)) else {
         return end;
     };
     let password = user_end + pair.len();
     let written_end = run(bytes, password, MAX_PASSWORD, |b| b.is_ascii_graphic());
     // Punctuation that ends the sentence is not the password's.
     let password_end = password + text[password..written_end].trim_end_matches(['.', ',', ';', ')']).len();
-    if user == user_end || !shape::looks_secret(&text[password..password_end]) {
+    let written = &text[password..password_end];
+    let chosen = text[start..end].eq_ignore_ascii_case("login") && shape::is_chosen_password(written);
+    if user == user_end || !(chosen || shape::looks_secret(written)) {
         return end;
     }
     super::password(text, Value { start: password, end: password_end, quoted: false }, out);

@@ -16,7 +16,8 @@
 //! community `, `WIFI:`, `AUTH PLAIN `) with the names of seed phrases (`mnemonic`),
 //! the whole shapes of tokens whose prefix is too short to say "token" alone (`messaging`), and
 //! `@`, for `user:password@host` written without a scheme (`userinfo`), and the prefixes of
-//! more web platforms' tokens and `pwdump`'s `:::` (`platforms`, `hash`).
+//! more web platforms' tokens and `pwdump`'s `:::` (`platforms`, `hash`). The numeric ports of
+//! `.pgpass` lines are read from the text's digit groups instead (`pgpass`).
 //! Each set is kept small: a literal set the regex prefilter scans fast costs about a
 //! microsecond per 8 KB, where one set of all of them cost fourteen. Ordinary prose matches a
 //! trigger only now and then, and a key word with no separator after its name is dropped after a
@@ -81,11 +82,15 @@ use triggers::{
 };
 
 use super::boundary::{char_boundary, floor_boundary};
+use super::digits::Group;
 use super::finding::Finding;
 use super::kind::RedactionKind;
 
-/// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to ASCII).
-pub(crate) fn find(text: &str, out: &mut Vec<Finding>) {
+/// Reports every credential in `text` (the scan text: Unicode spaces/dashes already folded to
+/// ASCII); `groups` are its digit groups (`digits::groups`), where `.pgpass` lines are found by
+/// their port.
+pub(crate) fn find(text: &str, groups: &[Group], out: &mut Vec<Finding>) {
+    pgpass::at_ports(text, groups, out);
     let triggers = triggers::sets();
     let mut next = triggers.map(|trigger| trigger.find(text));
     let mut at = 0;
@@ -242,7 +247,8 @@ pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
         return false;
     }
     let mut found = Vec::new();
-    find(value, &mut found);
+    // Only look-alikes matter here, and no number's line (`.pgpass`) makes one: no digit groups.
+    find(value, &[], &mut found);
     if found.iter().any(|finding| !finding.valid) {
         return false;
     }
@@ -260,6 +266,11 @@ pub(crate) fn secret_under_key(key: &str, value: &str) -> bool {
                     && !placeholder::is_placeholder(value);
             }
             value::accept_whole(key, value, weak)
+        }
+        key::Key::Material => {
+            !value.contains(char::is_whitespace)
+                && kind.admits(value)
+                && value::accept_whole(key, value, false)
         }
     }
 }

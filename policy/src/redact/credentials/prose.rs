@@ -22,7 +22,7 @@
 //! When nothing follows, a value *before* the name counts too, when a linking word stands close
 //! to both on the same line ("`Xk9…Zb` is the API key for staging"). Only the value is reported.
 
-use super::shape::looks_secret;
+use super::shape::{is_chosen_password, looks_secret};
 use super::value::{self, Value};
 use super::{placeholder, run};
 
@@ -262,12 +262,8 @@ fn judge(text: &str, name: &str, value: Value) -> Option<bool> {
     {
         return None;
     }
-    let shaped = looks_secret(written)
-        || ((value.quoted || names_password(name))
-            && written.len() >= 6
-            && written.bytes().all(|b| b.is_ascii_graphic())
-            && written.bytes().any(|b| b.is_ascii_alphabetic())
-            && written.bytes().any(|b| b.is_ascii_digit()));
+    let shaped =
+        looks_secret(written) || ((value.quoted || names_password(name)) && is_chosen_password(written));
     if !shaped {
         return None;
     }

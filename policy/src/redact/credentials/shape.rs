@@ -89,6 +89,17 @@ pub(super) fn looks_secret(value: &str) -> bool {
     is_passphrase(value)
 }
 
+/// Whether `value` could be a password a person chose, where something else says it is one (a
+/// password's name before it, a `login:` pair): six or more printable characters with a letter
+/// and a digit (`hunter2`, `s3cret`). Weaker than [`looks_secret`], which needs no such word.
+pub(super) fn is_chosen_password(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() >= 6
+        && bytes.iter().all(u8::is_ascii_graphic)
+        && bytes.iter().any(u8::is_ascii_alphabetic)
+        && bytes.iter().any(u8::is_ascii_digit)
+}
+
 /// Three or more words of letters joined by one separator (`-`, `_` or `.`).
 pub(super) fn is_passphrase(value: &str) -> bool {
     let Some(separator) = value.chars().find(|c| matches!(c, '-' | '_' | '.')) else {

@@ -37,9 +37,11 @@ const TOKEN_TRIGGERS: &str = concat!(
 /// Triggers of the word for a password in languages the key-word set leaves out (it is full):
 /// Russian and Ukrainian, Japanese, Chinese, Korean, Polish, Swedish, Danish, Finnish, Turkish,
 /// Hungarian, Hebrew and Thai (`key::PASSWORD_WORDS`), in the cases each script has, and
-/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk`, Spanish's `clave`, and `login`, `Wi-Fi` and `WLAN`
-/// before a name and password pair (`login.rs`) (the key-word set is full). A regex of their
-/// own: mixed into the shape triggers they slowed every scan by a quarter.
+/// `credentials`/`creds`, Wi-Fi's `PSK`/`Psk`, Spanish's `clave`, `login`, `Wi-Fi` and `WLAN`
+/// before a name and password pair (`login.rs`), and the names of key material (`salt`, `pepper`,
+/// `KEK`, `DEK`: `key::Key::Material`) (the key-word set is full). A regex of their own: mixed
+/// into the shape triggers they slowed every scan by a quarter. The last twelve literals cost
+/// this set nothing measurable; as a set of their own they took about 1 µs per 8 KB.
 const WORD_TRIGGERS: &str = concat!(
     "\u{43f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}|\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}",
     "|\u{41f}\u{410}\u{420}\u{41e}\u{41b}\u{42c}|\u{30d1}\u{30b9}\u{30ef}\u{30fc}\u{30c9}",
@@ -48,7 +50,7 @@ const WORD_TRIGGERS: &str = concat!(
     "|[Ss]alasana|SALASANA|[\u{15f}\u{15e}]ifre|[Jj]elsz\u{f3}|JELSZ\u{d3}",
     "|\u{5e1}\u{5d9}\u{5e1}\u{5de}\u{5d4}|\u{e23}\u{e2b}\u{e31}\u{e2a}\u{e1c}\u{e48}\u{e32}\u{e19}",
     "|[Cc]redential|CREDENTIAL|[Cc]reds|CREDS|PSK|Psk|[Ll]ogin|LOGIN|[Ww]i-?[Ff]i|WI-?FI|WLAN|[Ww]lan",
-    "|[Cc]lave|CLAVE",
+    "|[Cc]lave|CLAVE|[Ss]alt|SALT|[Pp]epper|PEPPER|[Kk]ek|KEK|[Dd]ek|DEK",
 );
 
 /// Triggers of key names, in the three cases names are written in (`password`, `Password` as in
@@ -65,7 +67,7 @@ const KEYWORD_TRIGGERS: &str = concat!(
 );
 
 /// The key-name triggers (and the ASCII ones of the word triggers), compared without case.
-const KEYWORDS_FOLDED: [&str; 15] = [
+const KEYWORDS_FOLDED: [&str; 19] = [
     "pass",
     "pw",
     "psk",
@@ -81,6 +83,10 @@ const KEYWORDS_FOLDED: [&str; 15] = [
     "credential",
     "creds",
     "clave",
+    "salt",
+    "pepper",
+    "kek",
+    "dek",
 ];
 
 /// The indexes of the trigger sets `find` walks (command lines and one-time codes are read on

@@ -305,11 +305,52 @@ pub(super) const STDIN_OPTIONS: [&str; 4] = ["--password-stdin", "--stdin", "--w
 /// `C:\Tools\mysql.exe`), after whatever else the word holds before it: a prompt, a quote, the
 /// key of a log field or JSON member (`command=mysql`, `"cmd":"mysql`), a CSV cell's comma.
 pub(super) fn lookup(word: &str) -> Option<&'static Command> {
+    let name = command_name(word);
+    COMMANDS.iter().find(|command| command.names.contains(&name.as_str()))
+}
+
+/// Commands whose target may be a remote written `user:password@host` (`git clone
+/// admin:…@build:repo.git`, `ssh`, `psql`), besides the database clients of [`COMMANDS`].
+const REMOTES: [&str; 22] = [
+    "ssh",
+    "scp",
+    "sftp",
+    "rsync",
+    "sshpass",
+    "autossh",
+    "mosh",
+    "git",
+    "svn",
+    "hg",
+    "telnet",
+    "ftp",
+    "lftp",
+    "curl",
+    "wget",
+    "rclone",
+    "psql",
+    "pg_dump",
+    "pg_dumpall",
+    "pg_restore",
+    "pgcli",
+    "mycli",
+];
+
+/// Whether a word names a command whose target may carry a remote's user and password: one of
+/// [`REMOTES`], or a MySQL, MongoDB or Redis client.
+pub(super) fn is_remote(word: &str) -> bool {
+    let name = command_name(word);
+    let name = name.as_str();
+    REMOTES.contains(&name) || MYSQL.contains(&name) || MONGO.contains(&name) || name == "redis-cli"
+}
+
+/// The command's name a word holds, in lower case: written alone or as a path, after a prompt, a
+/// quote or a field's key (see [`lookup`]).
+fn command_name(word: &str) -> String {
     let path =
         word.rsplit(|c: char| !(c.is_ascii_alphanumeric() || "_.-/\\".contains(c))).next().unwrap_or(word);
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let name = name.strip_suffix(".exe").unwrap_or(name).to_ascii_lowercase();
-    COMMANDS.iter().find(|command| command.names.contains(&name.as_str()))
+    name.strip_suffix(".exe").unwrap_or(name).to_ascii_lowercase()
 }
 
 /// The entries of the command `command` is the first entry of (one for each verb).

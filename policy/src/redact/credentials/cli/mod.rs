@@ -162,6 +162,19 @@ fn command_at(text: &str, start: usize) -> Option<(&'static Command, usize)> {
 /// The nearest known command among the words before the option at `at`, on its command line
 /// and in its segment (after the last `;`, `|`, `&`, `(` or backtick), and the command word's end.
 fn command_before(text: &str, at: usize) -> Option<(&'static Command, usize)> {
+    word_before(text, at, lookup)
+}
+
+/// Whether a command whose target may be a remote's `user:password@host` (`git`, `ssh`, `psql`,
+/// `mysql`: `commands::is_remote`) stands among the words before `at`, as [`command_before`]
+/// looks for one.
+pub(super) fn connects_before(text: &str, at: usize) -> bool {
+    word_before(text, at, |word| commands::is_remote(word).then_some(())).is_some()
+}
+
+/// The nearest of the words before `at` (on its command line and in its segment) that `pick`
+/// names something for: what it names, and the word's end.
+fn word_before<T>(text: &str, at: usize, pick: impl Fn(&str) -> Option<T>) -> Option<(T, usize)> {
     let bytes = text.as_bytes();
     let floor = super::char_boundary(text, at.saturating_sub(1024));
     let blank = |b: u8| b == b' ' || b == b'\t';
@@ -175,9 +188,9 @@ fn command_before(text: &str, at: usize) -> Option<(&'static Command, usize)> {
             start -= 1;
         }
         if start < end
-            && let Some(command) = lookup(&text[start..end])
+            && let Some(named) = pick(&text[start..end])
         {
-            return Some((command, end));
+            return Some((named, end));
         }
         if start == floor || segment_starts(bytes, start) {
             return None;

@@ -317,3 +317,64 @@ fn java_xml_properties() {
     assert_clean("<entry key=\"db.password\"></entry>");
     assert_clean("<entry key=\"db.password\">${DB_PASSWORD}</entry>");
 }
+
+#[test]
+fn key_material_under_its_name() {
+    let hex = chars(41, 32, HEX);
+    let base64 = STANDARD.encode(chars(42, 24, BASE62));
+    for (text, secret) in [
+        (format!("KEK={hex}"), hex.as_str()),
+        (format!("export MASTER_KEK=\"{base64}\""), base64.as_str()),
+        (format!("kms:\n  kek: {base64}\n"), base64.as_str()),
+        (format!("DEK_BASE64={base64}"), base64.as_str()),
+        (format!("APP_SALT={hex}"), hex.as_str()),
+        (format!("SALT={hex}"), hex.as_str()),
+        (format!("password_salt: {hex}"), hex.as_str()),
+        ("password_salt: Xk9mQ2vL7pz".to_owned(), "Xk9mQ2vL7pz"),
+        (format!("{{\"passwordSalt\": \"{hex}\"}}"), hex.as_str()),
+        (format!("PASSWORD_PEPPER={hex}"), hex.as_str()),
+        ("define('AUTH_SALT', 'q]3{Lx<7$kP!9vZ');".to_owned(), "q]3{Lx<7$kP!9vZ"),
+    ] {
+        assert_secret(&text, secret);
+    }
+}
+
+#[test]
+fn key_material_words_in_prose_and_recipes() {
+    for text in [
+        "salt and pepper",
+        "Add salt=2 tablespoons and pepper to taste",
+        "Salt: 1 tsp, Pepper: a pinch",
+        "salt: kosher-flaked",
+        "Salt Lake City: 40.76",
+        "salt_rounds = 12",
+        "SALT_LENGTH=16",
+        "Kekse: 12 Stück",
+        "the kek of the week",
+        "DEK-Info: AES-128-CBC",
+        "dek: A short summary under the headline",
+        "basalt: 3.0 g/cm3",
+        "SALT=${APP_SALT}",
+        "kek: <generated>",
+        "BYPASS=true",
+        "compass: north",
+        "PGPASSFILE=/home/ada/.pgpass",
+    ] {
+        assert_clean(text);
+    }
+}
+
+#[test]
+fn a_pass_glued_to_what_it_opens() {
+    for (text, secret) in [
+        ("PGPASS=Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("PGPASS=hunter2", "hunter2"),
+        ("export PGPASS='s3cr3t pw'", "s3cr3t pw"),
+        ("DBPASS: Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("mysqlpass=Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+    ] {
+        assert_secret(text, secret);
+    }
+    let keystore = "signing:\n  storepass: Xk9mQ2vL7pz\n  keypass: Qz7vLm2pX9\n";
+    assert_eq!(redacted(keystore), ["Xk9mQ2vL7pz", "Qz7vLm2pX9"]);
+}

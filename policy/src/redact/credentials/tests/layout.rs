@@ -165,6 +165,30 @@ fn pgpass_lines() {
     assert_secret("replica:5433:*:alice:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_secret("db-do-user-1.db.ondigitalocean.com:25060:defaultdb:doadmin:Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_clean("listening on 0.0.0.0:6432: ready");
+    // Any port, and a `*` in any of the first four fields.
+    for (text, secret) in [
+        ("redshift.corp.example:5439:analytics:etl:Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("db.internal:5555:shop:app:hunter2", "hunter2"),
+        ("$ cat ~/.pgpass\nreplica:15432:*:alice:Rt5\\:nW3\n", "Rt5\\:nW3"),
+        ("*:5439:*:*:Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("db.internal:*:*:app:Xk9mQ2vL7pz", "Xk9mQ2vL7pz"),
+        ("*:*:shop:*:s3cret", "s3cret"),
+        ("  10.0.0.5:1:db:u:pw-2024\r\n", "pw-2024"),
+    ] {
+        assert_secret(text, secret);
+    }
+    for text in [
+        "2024-05-01 12:30:45 INFO ready",
+        "12:30:45:00:start",
+        "Meeting 10:30:room:4:bring laptops",
+        "db.internal:5439:shop:app:",
+        "db.internal:123456:shop:app:Xk9mQ2vL7pz",
+        "host:5439:a b:app:Xk9mQ2vL7pz",
+        "fe80:1:2:3:4",
+        "db.internal:5439:shop:app:changeme",
+    ] {
+        assert_clean(text);
+    }
 }
 
 #[test]
@@ -174,6 +198,7 @@ fn user_and_password_before_a_host_without_a_scheme() {
     assert_secret("(svc_backup:Tr0ub4dor&3x@localhost)", "Tr0ub4dor&3x");
     assert_secret("proxy=ops:Qz7vLm2pX9@[2001:db8::1]:3128", "Qz7vLm2pX9");
     assert_secret("psql app:Xk9mQ2vL7pz@db01:5432/shop", "Xk9mQ2vL7pz");
+    assert_secret("admin:Xk9mQ2vL7pz@build", "Xk9mQ2vL7pz");
     for text in [
         "mailto:jane@corp.example",
         "Re:jane@corp.example",
@@ -183,7 +208,38 @@ fn user_and_password_before_a_host_without_a_scheme() {
         "git@github.com:org/repo.git",
         "at 10:30@home",
         "ratio 3:1@2x scale",
-        "admin:Xk9mQ2vL7pz@build",
+    ] {
+        assert_clean(text);
+    }
+    // The more the text says it is a remote, the less the password must look like one: a chosen
+    // one before a host of a known shape, any one before a port or a path, or after a command
+    // that connects to a remote.
+    for (text, secret) in [
+        ("ssh admin:hunter2@10.0.0.5", "hunter2"),
+        ("git clone admin:s3cret@build.internal:repo.git", "s3cret"),
+        ("$ git clone admin:pw@build:repo.git", "pw"),
+        ("mysql -h db admin:pw@host", "pw"),
+        ("rsync -av ./dist deploy:Kettle@web01:/srv/www", "Kettle"),
+        ("url = ci:letmein@git.corp.example:platform/api.git", "letmein"),
+        ("connect app:pw@db01.corp.example/shop", "pw"),
+        ("run psql 'app:pw@db01' and check", "pw"),
+    ] {
+        assert_secret(text, secret);
+    }
+    for text in [
+        // Look-alikes of a remote: a port or a time before the `@`, an image's digest after it.
+        "localhost:8080@v2",
+        "redis.internal:6379@cluster.local:6379",
+        "ssh to db01 at 10:30@home",
+        "docker pull node:20-alpine@sha256:4c0fdaa8b6341bfdeca5f18f7837462c80cff90527ee35ef185571e1c327beac",
+        "git clone git@github.com:org/repo.git",
+        "ssh -L 8080:localhost:80 ada@bastion.corp.example",
+        // Weak words without a remote or a command: an address's local part, a label.
+        "Re:jane@corp.example",
+        "note:remember@home",
+        "admin:pw@build",
+        "alice:hunter2@build",
+        "git clone admin:changeme@build.internal:repo.git",
     ] {
         assert_clean(text);
     }

@@ -31,7 +31,7 @@ use crate::redact::finding::{Finding, settle};
 /// Every finding reported for `text`.
 fn findings(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    find(text, &mut out);
+    find(text, &crate::redact::digits::groups(text), &mut out);
     for finding in &out {
         assert!(text.is_char_boundary(finding.start) && text.is_char_boundary(finding.end), "{text}");
         assert!(finding.start < finding.end, "empty finding in {text}");

@@ -177,6 +177,11 @@ fn a_user_and_password_pair_after_login() {
     assert_secret("login: alice / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_secret("Login = svc-backup | Xk9mQ2vL7pz.", "Xk9mQ2vL7pz");
     assert_secret("VPN LOGIN:  jdoe / Tr0ub4dor&3x", "Tr0ub4dor&3x");
+    // After `login` the pair says what its second word is: a password a person chose is enough.
+    assert_secret("login: alice / hunter2", "hunter2");
+    assert_secret("Login: bob / s3cret.", "s3cret");
+    assert_secret("LOGIN = svc-backup | pa55word", "pa55word");
+    assert_secret("Test login: alice : hunter2 (expires Friday)", "hunter2");
     // A network's name and key after Wi-Fi or WLAN.
     assert_secret("wifi: GuestNet / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_secret("Wi-Fi = Office-5G | Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
@@ -192,6 +197,13 @@ fn a_user_and_password_pair_after_login() {
         "Wi-Fi: 2.4 GHz / 5 GHz",
         "wlan0: 10.0.0.5 / 24",
         "WiFi: Guest / Staff networks",
+        "Login: SSO / OAuth",
+        "login: alice / 123456",
+        "login: alice / hunter",
+        "Login: step 1 / step 2",
+        "Wi-Fi: 2.4GHz / 5.0GHz",
+        "WLAN: Guest / Lab42",
+        "Login : 10:30 / 11:45",
     ] {
         assert_clean(text);
     }
