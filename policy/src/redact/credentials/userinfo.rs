@@ -6,8 +6,8 @@
 //! (`node:20-alpine@sha256:…`) is none. With no scheme to say what the word before the `@` is,
 //! the more the text around says, the less the password must look like one:
 //! - a password that looks like one on its own (`shape::looks_secret`) needs only the host;
-//! - one a person chose (`hunter2`: `shape::is_chosen_password`) needs a host of a known shape
-//!   (not one bare label);
+//! - one a person chose (`hunter2`: `shape::is_chosen_password`) needs a host of a known shape,
+//!   or a user name that starts with a letter before a bare label (`alice:hunter2@build`);
 //! - any other password, as in a URL (`pw`, `s3cret`), needs a remote: a port or a path after
 //!   the host (`build.internal:repo.git`, `db01:5432`, `host/db`), or a command on the line that
 //!   connects to one (`git clone`, `ssh`, `psql`, `mysql`: `cli::connects_before`), and a user
@@ -65,11 +65,10 @@ pub(super) fn at_sign(text: &str, at: usize, out: &mut Vec<Finding>) -> usize {
     // A `:` or `/` inside a weaker password says the words before it are a scheme's or a path's
     // (`jdbc:oracle:thin:scott/…@db01:1521`, read by `dsn.rs`).
     let plain = !password.contains([':', '/']);
+    let named = user.starts_with(|c: char| c.is_ascii_alphabetic());
     let taken = shape::looks_secret(password)
-        || (plain && host == Host::Known && shape::is_chosen_password(password))
-        || (plain
-            && user.starts_with(|c: char| c.is_ascii_alphabetic())
-            && (remote || cli::connects_before(text, from)));
+        || (plain && (host == Host::Known || named) && shape::is_chosen_password(password))
+        || (plain && named && (remote || cli::connects_before(text, from)));
     if taken {
         super::password(text, Value { start: from + colon + 1, end: at, quoted: false }, out);
     }

@@ -223,6 +223,8 @@ fn user_and_password_before_a_host_without_a_scheme() {
         ("url = ci:letmein@git.corp.example:platform/api.git", "letmein"),
         ("connect app:pw@db01.corp.example/shop", "pw"),
         ("run psql 'app:pw@db01' and check", "pw"),
+        // A password a person chose, after a user name, before a bare host name.
+        ("use alice:hunter2@build to sign in", "hunter2"),
     ] {
         assert_secret(text, secret);
     }
@@ -238,7 +240,7 @@ fn user_and_password_before_a_host_without_a_scheme() {
         "Re:jane@corp.example",
         "note:remember@home",
         "admin:pw@build",
-        "alice:hunter2@build",
+        "2fa:hunter2@build",
         "git clone admin:changeme@build.internal:repo.git",
     ] {
         assert_clean(text);

@@ -182,6 +182,10 @@ fn a_user_and_password_pair_after_login() {
     assert_secret("Login: bob / s3cret.", "s3cret");
     assert_secret("LOGIN = svc-backup | pa55word", "pa55word");
     assert_secret("Test login: alice : hunter2 (expires Friday)", "hunter2");
+    assert_secret("login alice / hunter2", "hunter2");
+    assert_secret("Login: alice/hunter2", "hunter2");
+    assert_secret("test login svc-ci / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
+    assert_secret("Wi-Fi: Office/Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     // A network's name and key after Wi-Fi or WLAN.
     assert_secret("wifi: GuestNet / Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
     assert_secret("Wi-Fi = Office-5G | Xk9mQ2vL7pz", "Xk9mQ2vL7pz");
@@ -204,6 +208,13 @@ fn a_user_and_password_pair_after_login() {
         "Wi-Fi: 2.4GHz / 5.0GHz",
         "WLAN: Guest / Lab42",
         "Login : 10:30 / 11:45",
+        "login page / home",
+        "Login: Settings/Profile",
+        "Login: OAuth2/OIDC",
+        "login with SSO / OIDC2",
+        "wifi GuestNet / Xk9mQ2vL7pz",
+        "docker login registry.corp.example/team2024",
+        "login: https://sso.corp/realm2024",
     ] {
         assert_clean(text);
     }
