@@ -5,8 +5,10 @@
 //! forwarded message or a log signs its holder in (or resets an account) until it expires.
 //!
 //! A code must be named as one: `code` after a word saying what for (`verification`, `security`,
-//! `login`, `one-time`, `2FA`, `MFA`, `backup`…; an `error`, `status`, `zip` or `promo` code is
-//! none), `passcode`, `OTP`, a one-time password, `PIN`, or a card's `CVV`/`CVC`/security code.
+//! `login`, `one-time`, `2FA`, `MFA`, `backup`, and the keypads' `door`, `gate`, `alarm`…; an
+//! `error`, `status`, `zip`, `promo` or `building` code is none), `passcode`, `OTP`, a one-time
+//! password, `PIN` (`pin` too, as a word of its own: not `spin` or `pinned`), or a card's
+//! `CVV`/`CVC`/security code.
 //! The code is 4 to 8 digits (3 or 4 for a card's; one space or dash may split it, and Google
 //! writes `G-` before it) after the name and a few linking words (`is`, `:`,
 //! `=`, `lautet`, `est`, `es`), or before the name ("482913 is your … code", "Use 551203 as
@@ -18,13 +20,13 @@ use super::{ends_with_folded, run};
 
 /// Triggers: the names of codes, in the cases they are written in.
 pub(super) const TRIGGERS: &str = concat!(
-    "code|Code|CODE|OTP|otp|PIN|CVV|cvv|CVC|cvc|c\u{f3}digo|C\u{f3}digo|C\u{d3}DIGO",
+    "code|Code|CODE|OTP|otp|PIN|[Pp]in|CVV|cvv|CVC|cvc|c\u{f3}digo|C\u{f3}digo|C\u{d3}DIGO",
     "|one-time password|One-time password|one time password|One time password",
 );
 
 /// Words before `code` that make it a one-time code (lower case), also as the first part of a
 /// compound (`Bestätigungscode`, `passcode`).
-const QUALIFIERS: [&str; 27] = [
+const QUALIFIERS: [&str; 35] = [
     "verification",
     "verify",
     "security",
@@ -52,6 +54,15 @@ const QUALIFIERS: [&str; 27] = [
     "anmelde",
     "einmal",
     "zugangs",
+    // The keypads of buildings and homes: a door's or an alarm's code opens it as a PIN does.
+    "door",
+    "gate",
+    "garage",
+    "alarm",
+    "keypad",
+    "lockbox",
+    "entry",
+    "tür",
 ];
 
 /// Qualifiers written after the name (French and Spanish): `code de vérification`.

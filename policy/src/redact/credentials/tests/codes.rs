@@ -19,6 +19,14 @@ fn codes_named_before_them() {
         ("CVV: 737", "737"),
         ("security code: 4929", "4929"),
         ("{\"sms\": \"Your login code is 550193\"}", "550193"),
+        ("his pin is 4821", "4821"),
+        ("card pin 4821", "4821"),
+        ("Pin: 7305", "7305"),
+        ("the door code is 4821#", "4821"),
+        ("Garage code: 7305", "7305"),
+        ("alarm code 918273", "918273"),
+        ("Der Türcode lautet 4821", "4821"),
+        ("gate code: 2580", "2580"),
     ];
     for (text, code) in cases {
         assert_secret(text, code);
@@ -54,6 +62,12 @@ fn other_codes_and_numbers_stay() {
         "PIN code: 560001, Bangalore",
         "otpauth is the scheme",
         "a QR code 1234",
+        "spin 4821 times",
+        "pinned 2024 issues",
+        "shopping 4821 items",
+        "connect the header to pin 13",
+        "the building code 2021 applies",
+        "pin the 2024 roadmap to the channel",
     ] {
         assert_clean(text);
     }
