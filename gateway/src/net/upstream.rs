@@ -96,7 +96,16 @@ impl UpstreamClient {
     /// client) is the client's error (400), not the upstream's. The response body is wrapped in
     /// the idle timeout.
     pub async fn send(&self, request: Request<ProxyBody>) -> Result<Response<ProxyBody>, ProxyError> {
-        let sending = Arc::new(Sending::new(http_body::Body::is_end_stream(request.body())));
+        if http_body::Body::is_end_stream(request.body()) {
+            // Nothing follows the head (most GETs): the headers are due from now, and there is
+            // no body whose progress to follow.
+            let response = tokio::time::timeout(self.timeouts.upstream_headers, self.pool.send(request))
+                .await
+                .map_err(|_| ProxyError::UpstreamHeadersTimeout)?
+                .map_err(|error| classify(&error))?;
+            return Ok(response.map(|body| idle_body(body, self.timeouts.body_idle)));
+        }
+        let sending = Arc::new(Sending::new());
         let request =
             request.map(|body| SentBody { inner: body, sending: Arc::clone(&sending) }.boxed_unsync());
         let exchange = self.pool.send(request);
@@ -123,8 +132,8 @@ struct Sending {
 }
 
 impl Sending {
-    fn new(empty: bool) -> Self {
-        Self { done: AtomicBool::new(empty), failed: AtomicBool::new(false), changed: Notify::new() }
+    fn new() -> Self {
+        Self { done: AtomicBool::new(false), failed: AtomicBool::new(false), changed: Notify::new() }
     }
 
     /// Resolves once the body has been sent whole (never for a body that broke).
