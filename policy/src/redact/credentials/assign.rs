@@ -88,13 +88,18 @@ pub(super) fn at_keyword(text: &str, start: usize, end: usize, out: &mut Vec<sup
         return name_end;
     };
     if !assigned {
-        let Key::Secret { weak: false } = key else {
-            return name_end;
-        };
-        return match cell.then(|| csv::at_header(text, name_start, name_end, out)).flatten() {
-            Some(resume) => resume,
-            None if in_prose => prose::around_name(text, name_start, name_end, out),
-            None => name_end,
+        return match key {
+            Key::Secret { weak: false } => {
+                match cell.then(|| csv::at_header(text, name_start, name_end, out)).flatten() {
+                    Some(resume) => resume,
+                    None if in_prose => prose::around_name(text, name_start, name_end, out),
+                    None => name_end,
+                }
+            }
+            // Key material in a sentence (`the KEK is …`), where the value must look like a
+            // secret as any in prose; a table's column of it may be a recipe's.
+            Key::Material if in_prose => prose::around_name(text, name_start, name_end, out),
+            _ => name_end,
         };
     }
     match key {

@@ -334,6 +334,9 @@ fn key_material_under_its_name() {
         (format!("{{\"passwordSalt\": \"{hex}\"}}"), hex.as_str()),
         (format!("PASSWORD_PEPPER={hex}"), hex.as_str()),
         ("define('AUTH_SALT', 'q]3{Lx<7$kP!9vZ');".to_owned(), "q]3{Lx<7$kP!9vZ"),
+        // In a sentence, as a secret's value is.
+        (format!("the KEK is {base64}"), base64.as_str()),
+        (format!("Our password salt is now {hex}."), hex.as_str()),
     ] {
         assert_secret(&text, secret);
     }
@@ -359,6 +362,11 @@ fn key_material_words_in_prose_and_recipes() {
         "BYPASS=true",
         "compass: north",
         "PGPASSFILE=/home/ada/.pgpass",
+        "The salt is kosher and the pepper is fresh.",
+        "salt is 2 tablespoons",
+        "Pepper is optional for 4 servings",
+        "The DEK is rotated every 90 days.",
+        "the salt for db01 is unique per user",
     ] {
         assert_clean(text);
     }
