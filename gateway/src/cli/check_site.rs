@@ -17,7 +17,7 @@
 
 use crate::config::{Config, Site};
 use crate::http::body::{self, ProxyBody};
-use crate::http::client::ClientInfo;
+use crate::http::client::{self, ClientInfo};
 use crate::net::upstream::UpstreamClients;
 use crate::proxy::forwarding;
 use anyhow::Context as _;
@@ -97,11 +97,7 @@ struct Public {
 impl Public {
     fn of(config: &Config, site: &Site) -> Self {
         let scheme = if config.public_url.scheme_str() == Some("https") { "https" } else { "http" };
-        let default_port = if scheme == "https" { 443 } else { 80 };
-        let host = match config.public_url.port_u16() {
-            Some(port) if port != default_port => format!("{}:{port}", site.host),
-            _ => site.host.clone(),
-        };
+        let host = client::host_with_port(&site.host, config.public_url.port_u16(), scheme == "https");
         Self { scheme, host }
     }
 

@@ -52,6 +52,20 @@ pub fn origin(scheme: &str, authority: &str) -> String {
     origin
 }
 
+/// The port a URL of the scheme has when it names none: 443 for `https`, 80 for `http`.
+pub fn default_port(https: bool) -> u16 {
+    if https { 443 } else { 80 }
+}
+
+/// `host` as a `Host` header names it: with `:port` only when the port is not the scheme's
+/// default.
+pub fn host_with_port(host: &str, port: Option<u16>, https: bool) -> String {
+    match port {
+        Some(port) if port != default_port(https) => format!("{host}:{port}"),
+        _ => host.to_owned(),
+    }
+}
+
 /// The scheme the browser used, as far as the gateway can tell.
 pub fn browser_scheme(headers: &HeaderMap, client: ClientInfo, trusted: bool) -> &'static str {
     if trusted {

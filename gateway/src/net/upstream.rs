@@ -105,7 +105,7 @@ impl UpstreamClient {
                 .map_err(|error| classify(&error))?;
             return Ok(response.map(|body| idle_body(body, self.timeouts.body_idle)));
         }
-        let sending = Arc::new(Sending::new());
+        let sending = Arc::new(Sending::default());
         let request =
             request.map(|body| SentBody { inner: body, sending: Arc::clone(&sending) }.boxed_unsync());
         let exchange = self.pool.send(request);
@@ -125,6 +125,7 @@ impl UpstreamClient {
 }
 
 /// How far a request body got: sent whole, or broken on the client's side.
+#[derive(Default)]
 struct Sending {
     done: AtomicBool,
     failed: AtomicBool,
@@ -132,10 +133,6 @@ struct Sending {
 }
 
 impl Sending {
-    fn new() -> Self {
-        Self { done: AtomicBool::new(false), failed: AtomicBool::new(false), changed: Notify::new() }
-    }
-
     /// Resolves once the body has been sent whole (never for a body that broke).
     async fn sent(&self) {
         loop {

@@ -12,6 +12,7 @@
 //!   so a cookie's `Path` never names the upstream and is kept.
 
 use crate::config::Upstream;
+use crate::http::client::default_port;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 
 /// Rewrites what in `headers` points at `upstream` to `public` (`https://tasks.example`, the
@@ -83,7 +84,7 @@ fn same_authority(authority: &str, upstream: &Upstream) -> bool {
         return false;
     }
     let Ok(parsed) = authority.parse::<http::uri::Authority>() else { return false };
-    let default = if upstream.scheme == http::uri::Scheme::HTTPS { 443 } else { 80 };
+    let default = default_port(upstream.scheme == http::uri::Scheme::HTTPS);
     parsed.host().eq_ignore_ascii_case(upstream.authority.host())
         && parsed.port_u16().unwrap_or(default) == upstream.authority.port_u16().unwrap_or(default)
 }

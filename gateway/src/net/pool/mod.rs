@@ -20,6 +20,7 @@
 //! the upstream").
 
 use crate::http::body::{BoxError, ProxyBody};
+use crate::http::client::host_with_port;
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderValue, Request, Response, Uri, header};
 use hyper::body::Incoming;
@@ -257,13 +258,9 @@ impl Lane {
     /// A lane with no connections yet. Its `Host` is the authority without user information
     /// and without the scheme's default port.
     fn new(origin: &Origin) -> Self {
-        let default_port = if origin.https { 443 } else { 80 };
-        let host = origin.authority.host();
-        let host = match origin.authority.port_u16() {
-            Some(port) if port != default_port => HeaderValue::from_str(&format!("{host}:{port}")),
-            _ => HeaderValue::from_str(host),
-        };
-        match host {
+        let authority = &origin.authority;
+        let host = host_with_port(authority.host(), authority.port_u16(), origin.https);
+        match HeaderValue::from_str(&host) {
             Ok(host) => Self { host, idle: Mutex::new(VecDeque::new()) },
             // `http` parses an authority from printable ASCII only, all of it allowed in a value.
             Err(error) => unreachable!("an authority is a valid header value: {error}"),
