@@ -342,7 +342,8 @@ async fn a_turn_on_one_replica_is_approved_on_another_and_gets_its_result_from_a
     let policy = "groups = [\"treasury\"]\n[[rule]]\nid = \"tasks-need-treasury\"\nsites = [\"app\"]\n\
                   tools.approve_by = { tools = [\"add_task\"], group = \"treasury\" }\n";
     let saved = versions.save(base, policy, "admin", "", seconds_now()).await.expect("policy saved");
-    for replica in [&b, &c] {
+    // The replica that saved it swaps it in as the others do, from the store's notice.
+    for replica in [&a, &b, &c] {
         let current =
             within(Duration::from_secs(1), async || replica.policy.version() == saved.version).await;
         assert!(current.is_some(), "the policy is in force everywhere");
