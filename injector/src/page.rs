@@ -260,6 +260,12 @@ enum Stage {
 /// not fixed by a BOM or the header refuses any ESC byte, which ASCII-compatible HTML never needs.
 const ESCAPE: u8 = 0x1B;
 
+/// Whether `bytes` hold an [`ESCAPE`]: a vectorised search, since it reads every byte of a
+/// filtered page (the slice's own `contains` reads a word at a time).
+fn has_escape(bytes: &[u8]) -> bool {
+    memchr::memchr(ESCAPE, bytes).is_some()
+}
+
 impl Stage {
     fn start(
         settings: &PageSettings,
@@ -302,7 +308,7 @@ impl Stage {
                 out.extend_from_slice(input);
                 Ok(())
             }
-            Stage::Rewrite { state, refuse_escapes: true, .. } if input.contains(&ESCAPE) => {
+            Stage::Rewrite { state, refuse_escapes: true, .. } if has_escape(input) => {
                 lock(state).output.discard();
                 Err(RewriteError::UnsupportedEncoding)
             }
@@ -342,7 +348,7 @@ impl Stage {
     /// remaining bytes, unparsed. lol_html writes out whatever it still holds of what it read
     /// (a tag or text cut short) byte for byte, so `rest` continues it exactly.
     fn end_copying(self, rest: &[u8], out: &mut Vec<u8>) -> Result<PageSummary, RewriteError> {
-        if matches!(self, Stage::Rewrite { refuse_escapes: true, .. }) && rest.contains(&ESCAPE) {
+        if matches!(self, Stage::Rewrite { refuse_escapes: true, .. }) && has_escape(rest) {
             return Err(RewriteError::UnsupportedEncoding);
         }
         let summary = self.end(out)?;

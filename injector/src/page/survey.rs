@@ -95,20 +95,26 @@ impl Survey {
         // Where the last start tag a handler may act on ends (a tag the page leaves open keeps
         // the whole page), and whether strict mode may refuse a later text-type tag.
         let (mut quiet_from, mut guarded) = (0, false);
-        let may_hide = comments::may_hide_markup(page, |at| {
-            let name = &page[at + 1..];
-            let acted_on = match tag_at(name) {
-                Some(tag) => {
-                    tags |= tag.bit();
-                    guarded |= matches!(tag, Tag::Select | Tag::Frameset);
-                    true
+        let may_hide = comments::may_hide_markup(
+            page,
+            // Inlined into the scan's loop, as `tag_at`'s first check is into it: it runs for
+            // every `<` of the page, and a call each costs more than most of them do.
+            #[inline(always)]
+            |at| {
+                let name = &page[at + 1..];
+                let acted_on = match tag_at(name) {
+                    Some(tag) => {
+                        tags |= tag.bit();
+                        guarded |= matches!(tag, Tag::Select | Tag::Frameset);
+                        true
+                    }
+                    None => guarded && switches_text(name),
+                };
+                if acted_on {
+                    quiet_from = quiet_from.max(start_tag::end(page, at).unwrap_or(page.len()));
                 }
-                None => guarded && switches_text(name),
-            };
-            if acted_on {
-                quiet_from = quiet_from.max(start_tag::end(page, at).unwrap_or(page.len()));
-            }
-        });
+            },
+        );
         // With tool markup already found, only a `toolname` past the last tag can matter.
         let tool_markup = tags & (Tag::Tool.bit() | Tag::Context.bit()) != 0;
         let from = if tool_markup { quiet_from.saturating_sub(TOOL_NAME.len() - 1) } else { 0 };
@@ -132,9 +138,20 @@ fn switches_text(name: &[u8]) -> bool {
 }
 
 /// The [`Tag`] whose name `name` begins with, in any case. A longer name counts too
-/// (`<toolbar` for `tool`): "may" is enough. Decided on the first two letters first, since it
-/// runs for every `<` of the page.
+/// (`<toolbar` for `tool`): "may" is enough. It runs for every `<` of the page: most names
+/// (`a`, `p`, `div`, `li`, an end tag's `/`) are ruled out here by their first byte, inline,
+/// and the rest by their first two letters.
+#[inline(always)]
 fn tag_at(name: &[u8]) -> Option<Tag> {
+    // Lower-cases a letter; no other byte becomes one of these.
+    match name.first()? | 0x20 {
+        b't' | b'c' | b'f' | b'i' | b'n' | b'x' | b's' | b'm' => named_tag_at(name),
+        _ => None,
+    }
+}
+
+#[inline(never)]
+fn named_tag_at(name: &[u8]) -> Option<Tag> {
     let (first, second) = match name {
         [first, second, ..] => (first.to_ascii_lowercase(), second.to_ascii_lowercase()),
         _ => return None,

@@ -21,7 +21,7 @@
 /// position of every `<` of the page, in order, so a caller that reads tags needs no pass of
 /// its own. One pass, in linear time: only `<` and `>` change what may be open, and `toolname`
 /// (which holds neither) is looked for only in the stretches between them where something is.
-/// While nothing is open a `>` changes nothing, so the pass then jumps from `<` to `<`; a `<`
+/// While nothing is open a `>` changes nothing, so the pass then only looks for `<`; a `<`
 /// that opens no comment (a start tag, or `</` and a letter, which is an end tag in every
 /// tokenizer state) leaves it so. Once the answer is "could", only `<` are sought.
 pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usize)) -> bool {
@@ -35,15 +35,38 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
     let (mut dashed_open, mut dashed_end) = (false, 0);
     // The last `<!`, `<?` or `</` and a non-letter seen has no `>` after it.
     let mut bogus_open = false;
-    // Where the stretch since the last `<` or `>` starts, and where the search goes on.
+    // Where the stretch since the last `<` or `>` starts, while something is open.
     let mut stretch = 0;
+    let mut brackets = Brackets::new(page);
     loop {
-        let open = !could && (dashed_open || bogus_open);
-        let Some(offset) = find_bracket(&page[stretch..], open) else {
-            break;
-        };
-        let at = stretch + offset;
-        could |= open && names_tool(&page[stretch..at]);
+        if could || !(dashed_open || bogus_open) {
+            // Nothing open, or the answer known: only `<` count, and most open nothing (the
+            // tight loop most of a page goes through).
+            if brackets.closing {
+                brackets.restart(stretch, false);
+            }
+            let opening = loop {
+                let Some(at) = brackets.next() else { break None };
+                each_tag(at);
+                if !could && opens_something(page, at) {
+                    break Some(at);
+                }
+            };
+            let Some(at) = opening else { break };
+            stretch = at + 1;
+            bogus_open = true;
+            if is_dashed(page, at) {
+                (dashed_open, dashed_end) = (true, at + 4);
+            }
+            continue;
+        }
+        // Something is open: each `<` and `>` may change that, and the text between them is
+        // looked at.
+        if !brackets.closing {
+            brackets.restart(stretch, true);
+        }
+        let Some(at) = brackets.next() else { break };
+        could = names_tool(&page[stretch..at]);
         stretch = at + 1;
         if page[at] == b'>' {
             bogus_open = false;
@@ -56,46 +79,121 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
         if could {
             continue;
         }
-        match page.get(at + 1) {
-            Some(b'!') => {
-                bogus_open = true;
-                if page.get(at + 2..at + 4) == Some(b"--") {
-                    (dashed_open, dashed_end) = (true, at + 4);
-                }
+        if opens_something(page, at) {
+            bogus_open = true;
+            if is_dashed(page, at) {
+                (dashed_open, dashed_end) = (true, at + 4);
             }
-            Some(b'?') => bogus_open = true,
-            Some(b'/') => bogus_open |= !page.get(at + 2).is_some_and(u8::is_ascii_alphabetic),
-            Some(letter) if open && letter.is_ascii_alphabetic() => {
-                could = starts(at, b"<tool") || starts(at, b"<context");
-            }
-            _ => {}
+        } else if page.get(at + 1).is_some_and(u8::is_ascii_alphabetic) {
+            could = starts(at, b"<tool") || starts(at, b"<context");
         }
     }
     could || ((dashed_open || bogus_open) && names_tool(&page[stretch..]))
 }
 
-/// Where the first `<` of `haystack` is, or with `also_closing` its first `<` or `>`. The gaps
-/// between tags are mostly short (a dozen bytes on a dense page), where setting up a vectorised
-/// search costs more than it saves, so the first words are read eight bytes at a time and
-/// memchr takes over for a longer stretch.
-fn find_bracket(haystack: &[u8], also_closing: bool) -> Option<usize> {
-    const NEAR: usize = 32;
-    let near = &haystack[..haystack.len().min(NEAR)];
-    let mut words = near.chunks_exact(8);
-    for (index, word) in (&mut words).enumerate() {
-        let word = u64::from_le_bytes(word.try_into().expect("chunks of eight"));
+/// Whether the `<` at `at` opens a comment or a bogus comment: `<!`, `<?`, or `</` and no
+/// letter. A start tag, or `</` and a letter (an end tag in every tokenizer state), opens none.
+fn opens_something(page: &[u8], at: usize) -> bool {
+    match page.get(at + 1) {
+        Some(b'!' | b'?') => true,
+        Some(b'/') => !page.get(at + 2).is_some_and(u8::is_ascii_alphabetic),
+        _ => false,
+    }
+}
+
+/// Whether the `<` at `at` opens a `<!--` comment.
+fn is_dashed(page: &[u8], at: usize) -> bool {
+    page.get(at + 1..at + 4) == Some(b"!--")
+}
+
+/// The `<` of a page (with `closing`, its `<` and `>`), in order. The page is read eight bytes
+/// at a time: each word's brackets become the high bit of their byte in one mask, and the
+/// brackets are then taken from the mask lowest first, with no search set up per bracket. On a
+/// dense page (a bracket every dozen bytes) that is a few instructions a bracket and about two
+/// a byte. After [`NEAR_WORDS`] words without one (a paragraph of text), `memchr` finds the next,
+/// so a page of long text is read at a vectorised search's speed.
+struct Brackets<'a> {
+    page: &'a [u8],
+    /// Whether `>` counts too.
+    closing: bool,
+    /// Where the current word starts (any offset: words need no alignment).
+    word: usize,
+    /// The brackets of the current word not taken yet, the high bit of their byte.
+    found: u64,
+}
+
+/// How many words in a row without a bracket are read before a vectorised search takes over: a
+/// search set up for each short gap between tags would cost more than it saves.
+const NEAR_WORDS: usize = 4;
+
+impl<'a> Brackets<'a> {
+    fn new(page: &'a [u8]) -> Self {
+        let mut brackets = Self { page, closing: false, word: 0, found: 0 };
+        brackets.restart(0, false);
+        brackets
+    }
+
+    /// Goes on from `from` (a byte not taken yet), counting `>` or not.
+    fn restart(&mut self, from: usize, closing: bool) {
+        self.closing = closing;
+        self.word = from;
+        self.found = self.mask();
+    }
+
+    /// The high bit of each byte of the current word that is a bracket. Past the page's end
+    /// the word reads as zero bytes, which are not.
+    fn mask(&self) -> u64 {
+        let rest = self.page.get(self.word..).unwrap_or_default();
+        let word = match rest.first_chunk::<8>() {
+            Some(bytes) => u64::from_le_bytes(*bytes),
+            None => {
+                let mut bytes = [0; 8];
+                bytes[..rest.len()].copy_from_slice(rest);
+                u64::from_le_bytes(bytes)
+            }
+        };
         let mut found = bytes_equal(word, b'<');
-        if also_closing {
+        if self.closing {
             found |= bytes_equal(word, b'>');
         }
-        if found != 0 {
-            return Some(index * 8 + found.trailing_zeros() as usize / 8);
-        }
+        found
     }
-    let searched = near.len() - words.remainder().len();
-    let far = &haystack[searched..];
-    let offset = if also_closing { memchr::memchr2(b'<', b'>', far) } else { memchr::memchr(b'<', far) };
-    offset.map(|offset| searched + offset)
+
+    /// Where the next bracket from the current word on is, found by a vectorised search: after
+    /// a long stretch with none (text), which the word-wise reading would crawl through. Kept
+    /// out of the scan's loop, which it would otherwise crowd.
+    #[cold]
+    #[inline(never)]
+    fn skip_far(&self) -> Option<usize> {
+        let rest = &self.page[self.word..];
+        let offset =
+            if self.closing { memchr::memchr2(b'<', b'>', rest) } else { memchr::memchr(b'<', rest) };
+        offset.map(|offset| self.word + offset)
+    }
+}
+
+impl Iterator for Brackets<'_> {
+    type Item = usize;
+
+    // Inlined into the scan's loop: it runs for every bracket and every word of the page.
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let mut empty_words = 0;
+        while self.found == 0 {
+            self.word += 8;
+            if self.word >= self.page.len() {
+                return None;
+            }
+            empty_words += 1;
+            if empty_words == NEAR_WORDS {
+                self.word = self.skip_far()?;
+            }
+            self.found = self.mask();
+        }
+        let at = self.word + self.found.trailing_zeros() as usize / 8;
+        self.found &= self.found - 1;
+        Some(at)
+    }
 }
 
 /// The high bit of each byte of `word` that equals `byte`, and no other bit. Exact, unlike the
@@ -108,7 +206,58 @@ const fn bytes_equal(word: u64, byte: u8) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_bracket, may_hide_markup};
+    use super::{Brackets, NEAR_WORDS, may_hide_markup};
+    use lol_html::{HtmlRewriter, Settings, doc_comments};
+    use proptest::prelude::*;
+
+    /// Whether a comment lol_html reads in `page` holds tool markup, in any case.
+    fn lol_html_comment_holds_markup(page: &[u8]) -> bool {
+        let mut holds = false;
+        let handler = doc_comments!(|comment| {
+            let text = comment.text().to_ascii_lowercase();
+            holds |= ["<tool", "<context", "toolname"].iter().any(|marker| text.contains(marker));
+            Ok(())
+        });
+        let settings = Settings::new().append_document_content_handler(handler);
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        // What lol_html read before refusing a page counts all the same.
+        if rewriter.write(page).is_ok() {
+            let _ = rewriter.end();
+        } else {
+            drop(rewriter);
+        }
+        holds
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+        /// Pages built from the bytes that open and close comments and the markers' pieces:
+        /// whenever lol_html reads a comment holding markup, the answer is "could", and every
+        /// `<` is reported once, in order.
+        #[test]
+        fn a_comment_lol_html_reads_with_markup_is_never_missed(
+            pieces in prop::collection::vec(
+                prop::sample::select(
+                    &[
+                        "<", ">", "!", "-", "--", "?", "/", "a", " ", "<!--", "-->", "<!", "</", "<?",
+                        "<tool", "TOOLNAME", "<Context", "<p>", "</p>", "\"", "<script>", "</script>",
+                        "<textarea>", "é", "x=1",
+                    ][..],
+                ),
+                0..40,
+            )
+        ) {
+            let page = pieces.concat();
+            let mut seen = Vec::new();
+            let could = may_hide_markup(page.as_bytes(), |at| seen.push(at));
+            if lol_html_comment_holds_markup(page.as_bytes()) {
+                prop_assert!(could, "missed a comment in {:?}", page);
+            }
+            let expected: Vec<usize> = page.match_indices('<').map(|(at, _)| at).collect();
+            prop_assert_eq!(seen, expected, "{:?}", page);
+        }
+    }
 
     #[test]
     fn markers_inside_comments_are_seen() {
@@ -154,27 +303,35 @@ mod tests {
 
     #[test]
     fn brackets_are_found_where_a_byte_search_finds_them() {
-        // Every byte value beside a bracket, at every offset of the word-wise part and beyond
-        // it, in haystacks of every length up to past the word-wise part.
-        let naive = |haystack: &[u8], closing: bool| {
-            haystack.iter().position(|&byte| byte == b'<' || (closing && byte == b'>'))
+        // Every byte value beside a bracket, at every offset of a word and across words, in
+        // pages of every length up to several words, counting `>` or not, from every start.
+        let naive = |page: &[u8], from: usize, closing: bool| -> Vec<usize> {
+            (from..page.len()).filter(|&at| page[at] == b'<' || (closing && page[at] == b'>')).collect()
         };
-        for length in 0..48 {
+        // Every byte value in pages shorter than the words read before `memchr` takes over;
+        // beyond, the values a word-wise test could confuse with a bracket.
+        let near_values: Vec<u8> = (0..=u8::MAX).collect();
+        let far_values = [0, b'a', b';', b'=', b'?', 0x80, 0xbc, 0xbe, 0xff];
+        for length in 0..80 {
+            let values = if length <= 8 * NEAR_WORDS { &near_values[..] } else { &far_values[..] };
             for at in 0..length {
-                for byte in 0..=u8::MAX {
-                    let mut haystack = vec![byte; length];
-                    haystack[at] = if at % 2 == 0 { b'<' } else { b'>' };
+                for &byte in values {
+                    let mut page = vec![byte; length];
+                    page[at] = if at % 2 == 0 { b'<' } else { b'>' };
                     for closing in [false, true] {
-                        assert_eq!(
-                            find_bracket(&haystack, closing),
-                            naive(&haystack, closing),
-                            "length {length}, bracket at {at}, filled with {byte:#04x}, closing {closing}"
-                        );
+                        for from in [0, at / 2, at, length] {
+                            let mut brackets = Brackets::new(&page);
+                            brackets.restart(from, closing);
+                            let found: Vec<usize> = brackets.collect();
+                            assert_eq!(
+                                found,
+                                naive(&page, from, closing),
+                                "length {length}, bracket at {at}, filled with {byte:#04x}, closing {closing}, from {from}"
+                            );
+                        }
                     }
                 }
             }
-            let plain = vec![b'a'; length];
-            assert_eq!(find_bracket(&plain, true), None);
         }
     }
 }
