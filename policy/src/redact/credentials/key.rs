@@ -47,17 +47,14 @@ impl Key {
     }
 }
 
-const SECRET_ENDINGS: [&str; 17] = [
+/// Endings of a password's name in the languages the key-word triggers cover (`DB_PASSWORD`,
+/// `Kennwort`, `contraseña`): besides being a secret's name, it says that people chose the value,
+/// so a weak one still counts in a sentence (`prose`).
+pub(super) const PASSWORD_ENDINGS: [&str; 11] = [
     "password",
-    "credentials",
-    "credential",
     "passwd",
     "passphrase",
-    "passcode",
     "pwd",
-    "secret",
-    "token",
-    "apikey",
     "passwort",
     "kennwort",
     "wachtwoord",
@@ -67,6 +64,9 @@ const SECRET_ENDINGS: [&str; 17] = [
     "contrasenya",
     "passord",
 ];
+
+/// Endings of the names of the other secrets.
+const SECRET_ENDINGS: [&str; 6] = ["credentials", "credential", "passcode", "secret", "token", "apikey"];
 
 /// The word for a password in languages whose names the key-word triggers leave out, in lower
 /// case: Russian and Ukrainian, Japanese, Chinese (both scripts), Korean, Polish, Swedish,
@@ -241,7 +241,7 @@ fn glued(word: &str, suffix: &str, owners: &[&str]) -> bool {
 
 /// Whether `word` (lower case) ends in a word that names a secret.
 fn ends_in_secret(word: &str) -> bool {
-    SECRET_ENDINGS.iter().chain(&PASSWORD_WORDS).any(|ending| word.ends_with(ending))
+    SECRET_ENDINGS.iter().chain(&PASSWORD_ENDINGS).chain(&PASSWORD_WORDS).any(|ending| word.ends_with(ending))
 }
 
 /// The byte ranges of the words of `name`: split at `_`, `-`, `.`, `:` and camel-case humps

@@ -7,8 +7,8 @@
 //! A code must be named as one: `code` after a word saying what for (`verification`, `security`,
 //! `login`, `one-time`, `2FA`, `MFA`, `backup`, and the keypads' `door`, `gate`, `alarm`…; an
 //! `error`, `status`, `zip`, `promo` or `building` code is none), `passcode`, `OTP`, a one-time
-//! password, `PIN` (`pin` too, as a word of its own: not `spin` or `pinned`), or a card's
-//! `CVV`/`CVC`/security code.
+//! password, `PIN` (`pin` too, as a word of its own: not `spin` or `pinned`; German banks'
+//! `Geheimzahl`), or a card's `CVV`/`CVC`/security code.
 //! The code is 4 to 8 digits (3 or 4 for a card's; one space or dash may split it, and Google
 //! writes `G-` before it) after the name and a few linking words (`is`, `:`,
 //! `=`, `lautet`, `est`, `es`), or before the name ("482913 is your … code", "Use 551203 as
@@ -21,6 +21,7 @@ use super::{ends_with_folded, run};
 /// Triggers: the names of codes, in the cases they are written in.
 pub(super) const TRIGGERS: &str = concat!(
     "code|Code|CODE|OTP|otp|PIN|[Pp]in|CVV|cvv|CVC|cvc|c\u{f3}digo|C\u{f3}digo|C\u{d3}DIGO",
+    "|Geheimzahl|geheimzahl|GEHEIMZAHL",
     "|one-time password|One-time password|one time password|One time password",
 );
 

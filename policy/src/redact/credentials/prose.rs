@@ -280,11 +280,15 @@ fn judge(text: &str, name: &str, value: Value) -> Option<bool> {
 }
 
 /// Whether `name` names a password (not a key or token): people choose passwords, so a short
-/// one of letters and digits (`hunter22`) is still one after such a name.
+/// one of letters and digits (`hunter22`) is still one after such a name. The name is a
+/// secret's already (`key`), so an ending is enough: `pw` is `DB_PW` or a plain `pw`, never
+/// part of another word.
 fn names_password(name: &str) -> bool {
     let lower = name.to_lowercase();
-    ["password", "passwd", "passwort", "kennwort", "wachtwoord", "contraseña", "senha", "pass"]
+    ["pass", "passe", "senha", "pw"]
         .iter()
+        .chain(&super::key::PASSWORD_ENDINGS)
+        .chain(&super::key::PASSWORD_WORDS)
         .any(|word| lower.ends_with(word))
 }
 

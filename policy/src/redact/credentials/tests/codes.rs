@@ -27,6 +27,8 @@ fn codes_named_before_them() {
         ("alarm code 918273", "918273"),
         ("Der Türcode lautet 4821", "4821"),
         ("gate code: 2580", "2580"),
+        ("Geheimzahl: 4821", "4821"),
+        ("Ihre neue Geheimzahl lautet 7305", "7305"),
     ];
     for (text, code) in cases {
         assert_secret(text, code);
@@ -49,6 +51,8 @@ fn codes_named_after_them_and_lists() {
 fn other_codes_and_numbers_stay() {
     for text in [
         "error code 5001 occurred",
+        "Geheimzahl vergessen? Rufen Sie 0800 123 an.",
+        "Geheimzahlen 2024 werden nie per Mail verschickt",
         "HTTP status code 404",
         "zip code 90210",
         "The source code is 2024 lines.",

@@ -219,3 +219,17 @@ fn a_user_and_password_pair_after_login() {
         assert_clean(text);
     }
 }
+
+#[test]
+fn a_chosen_password_after_a_short_name_for_one() {
+    assert_secret("pw hunter2", "hunter2");
+    assert_secret("my pw is hunter2", "hunter2");
+    assert_secret("user alice pw hunter2", "hunter2");
+    assert_secret("the pwd for the NAS is Sommer24", "Sommer24");
+    assert_secret("la contrasena es verano24", "verano24");
+    assert_secret("mot de passe est soleil24", "soleil24");
+    assert_clean("pw 2024");
+    assert_clean("the PW team meets at 10");
+    assert_clean("pw reset requested by alice");
+    assert_clean("my pw is the usual one");
+}
