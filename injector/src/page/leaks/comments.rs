@@ -31,15 +31,12 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
     let names_tool =
         |stretch: &[u8]| stretch.windows(8).any(|window| window.eq_ignore_ascii_case(b"toolname"));
     let mut could = false;
-    // The last `<!--` seen has no `-->` after its end; where that end is.
-    let (mut dashed_open, mut dashed_end) = (false, 0);
-    // The last `<!`, `<?` or `</` and a non-letter seen has no `>` after it.
-    let mut bogus_open = false;
+    let mut open = Open::default();
     // Where the stretch since the last `<` or `>` starts, while something is open.
     let mut stretch = 0;
     let mut brackets = Brackets::new(page);
     loop {
-        if could || !(dashed_open || bogus_open) {
+        if could || !open.any() {
             // Nothing open, or the answer known: only `<` count, and most open nothing (the
             // tight loop most of a page goes through).
             if brackets.closing {
@@ -54,10 +51,7 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
             };
             let Some(at) = opening else { break };
             stretch = at + 1;
-            bogus_open = true;
-            if is_dashed(page, at) {
-                (dashed_open, dashed_end) = (true, at + 4);
-            }
+            open.opened_at(page, at);
             continue;
         }
         // Something is open: each `<` and `>` may change that, and the text between them is
@@ -69,10 +63,7 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
         could = names_tool(&page[stretch..at]);
         stretch = at + 1;
         if page[at] == b'>' {
-            bogus_open = false;
-            if at >= dashed_end + 2 && &page[at - 2..at] == b"--" {
-                dashed_open = false;
-            }
+            open.closed_at(page, at);
             continue;
         }
         each_tag(at);
@@ -80,15 +71,46 @@ pub(in crate::page) fn may_hide_markup(page: &[u8], mut each_tag: impl FnMut(usi
             continue;
         }
         if opens_something(page, at) {
-            bogus_open = true;
-            if is_dashed(page, at) {
-                (dashed_open, dashed_end) = (true, at + 4);
-            }
+            open.opened_at(page, at);
         } else if page.get(at + 1).is_some_and(u8::is_ascii_alphabetic) {
             could = starts(at, b"<tool") || starts(at, b"<context");
         }
     }
-    could || ((dashed_open || bogus_open) && names_tool(&page[stretch..]))
+    could || (open.any() && names_tool(&page[stretch..]))
+}
+
+/// What may be open at a point of the page.
+#[derive(Default)]
+struct Open {
+    /// The last `<!--` seen has no `-->` after its end.
+    dashed: bool,
+    /// Where that `<!--` ends.
+    dashed_end: usize,
+    /// The last `<!`, `<?` or `</` and a non-letter seen has no `>` after it.
+    bogus: bool,
+}
+
+impl Open {
+    fn any(&self) -> bool {
+        self.dashed || self.bogus
+    }
+
+    /// After the `<` at `at`, which [`opens_something`].
+    fn opened_at(&mut self, page: &[u8], at: usize) {
+        self.bogus = true;
+        if page.get(at + 1..at + 4) == Some(b"!--") {
+            (self.dashed, self.dashed_end) = (true, at + 4);
+        }
+    }
+
+    /// After the `>` at `at`: it closes a bogus comment, and a `<!--` comment when it ends a
+    /// `-->` past that comment's opening.
+    fn closed_at(&mut self, page: &[u8], at: usize) {
+        self.bogus = false;
+        if at >= self.dashed_end + 2 && &page[at - 2..at] == b"--" {
+            self.dashed = false;
+        }
+    }
 }
 
 /// Whether the `<` at `at` opens a comment or a bogus comment: `<!`, `<?`, or `</` and no
@@ -99,11 +121,6 @@ fn opens_something(page: &[u8], at: usize) -> bool {
         Some(b'/') => !page.get(at + 2).is_some_and(u8::is_ascii_alphabetic),
         _ => false,
     }
-}
-
-/// Whether the `<` at `at` opens a `<!--` comment.
-fn is_dashed(page: &[u8], at: usize) -> bool {
-    page.get(at + 1..at + 4) == Some(b"!--")
 }
 
 /// The `<` of a page (with `closing`, its `<` and `>`), in order. The page is read eight bytes
