@@ -90,8 +90,16 @@ pub(super) const PASSWORD_WORDS: [&str; 13] = [
 
 /// Whole last words that name a password (`senha` alone: `resenha` is a review; `clave` alone,
 /// Latin American Spanish's everyday word for one: `enclave` is none; `pw` alone: `DB_PW`,
-/// `smtpPw`; Wi-Fi's pre-shared key `psk`, `wpa_psk`).
-const SECRET_WORDS: [&str; 7] = ["pass", "senha", "clave", "passe", "pw", "psk", "creds"];
+/// `smtpPw`).
+pub(super) const PASSWORD_SHORT_WORDS: [&str; 5] = ["pass", "senha", "clave", "passe", "pw"];
+
+/// Whole last words that name another secret (Wi-Fi's pre-shared key `psk`, `wpa_psk`).
+const OTHER_SECRET_WORDS: [&str; 2] = ["psk", "creds"];
+
+/// Whether `word` (lower case) is a whole word that names a secret.
+fn is_secret_word(word: &str) -> bool {
+    PASSWORD_SHORT_WORDS.contains(&word) || OTHER_SECRET_WORDS.contains(&word)
+}
 
 /// What a `pass` glued to it opens (`PGPASS`, `DBPASS`, `mysqlpass`, `SMTPPASS`, `rootpass`,
 /// keytool's `storepass` and `keypass`): a service or an account. The English words that end in
@@ -192,7 +200,7 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     }
     let (&last, earlier) = words.split_last()?;
     let stem = last.trim_end_matches(|c: char| c.is_ascii_digit());
-    let names_secret = |word: &str| SECRET_WORDS.contains(&word) || ends_in_secret(word);
+    let names_secret = |word: &str| is_secret_word(word) || ends_in_secret(word);
     let last = if stem.len() < last.len() && names_secret(stem) { stem } else { last };
     if last == "authorization" {
         return Some(Key::Authorization);
@@ -211,7 +219,7 @@ pub(super) fn classify(name: &str, query: bool, prose_before: Option<&str>) -> O
     if last == "clave" && earlier.is_empty() && prose_before.is_some_and(keyword) {
         return None;
     }
-    if SECRET_WORDS.contains(&last)
+    if is_secret_word(last)
         || ends_in_secret(last)
         || (last == "phrase" && earlier.last() == Some(&"pass"))
         || glued(last, "pass", &PASS_OWNERS)

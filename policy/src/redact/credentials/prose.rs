@@ -285,7 +285,7 @@ fn judge(text: &str, name: &str, value: Value) -> Option<bool> {
 /// part of another word.
 fn names_password(name: &str) -> bool {
     let lower = name.to_lowercase();
-    ["pass", "passe", "senha", "pw"]
+    super::key::PASSWORD_SHORT_WORDS
         .iter()
         .chain(&super::key::PASSWORD_ENDINGS)
         .chain(&super::key::PASSWORD_WORDS)

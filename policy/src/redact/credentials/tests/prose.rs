@@ -227,6 +227,8 @@ fn a_chosen_password_after_a_short_name_for_one() {
     assert_secret("user alice pw hunter2", "hunter2");
     assert_secret("the pwd for the NAS is Sommer24", "Sommer24");
     assert_secret("la contrasena es verano24", "verano24");
+    assert_secret("la clave del wifi es verano24", "verano24");
+    assert_clean("la palabra clave es verano24");
     assert_secret("mot de passe est soleil24", "soleil24");
     assert_clean("pw 2024");
     assert_clean("the PW team meets at 10");
